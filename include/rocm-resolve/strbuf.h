@@ -1,0 +1,54 @@
+/*
+ * strbuf.h - growable NUL-terminated byte buffer.
+ *
+ * Lifecycle: struct rr_strbuf sb = RR_STRBUF_INIT; rr_strbuf_add*(&sb, ...);
+ * rr_strbuf_release(&sb). sb.buf is always a valid C string (never NULL after
+ * init). rr_strbuf_detach() hands the buffer to the caller (free with free()).
+ * RR_AUTO_STRBUF releases the buffer when the variable leaves scope.
+ */
+#ifndef RR_STRBUF_H
+#define RR_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/util.h"
+
+struct rr_strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+
+extern char rr_strbuf_empty_[];
+#define RR_STRBUF_INIT {rr_strbuf_empty_, 0, 0}
+
+void rr_strbuf_init(struct rr_strbuf *sb);
+void rr_strbuf_release(struct rr_strbuf *sb);
+void rr_strbuf_reset(struct rr_strbuf *sb);
+char *rr_strbuf_detach(struct rr_strbuf *sb, size_t *ret_len);
+void rr_strbuf_grow(struct rr_strbuf *sb, size_t extra);
+void rr_strbuf_add(struct rr_strbuf *sb, const void *data, size_t len);
+void rr_strbuf_adds(struct rr_strbuf *sb, const char *s);
+void rr_strbuf_addch(struct rr_strbuf *sb, char c);
+void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...) RR_PRINTF(2, 3);
+void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap);
+/* append s as a JSON string literal (with quotes) */
+void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);
+void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len);
+/* strip trailing ASCII whitespace */
+void rr_strbuf_rtrim(struct rr_strbuf *sb);
+/*
+ * read a whole file; fails with RR_E_IO (naming the path and errno text) or
+ * RR_E_LIMIT when the file exceeds max bytes. path "-" reads stdin.
+ */
+rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err) RR_WUR;
+
+static inline void rr_strbuf_releasep(struct rr_strbuf *sb)
+{
+	rr_strbuf_release(sb);
+}
+#define RR_AUTO_STRBUF __attribute__((cleanup(rr_strbuf_releasep)))
+
+#endif

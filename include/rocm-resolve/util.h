@@ -1,0 +1,65 @@
+/*
+ * util.h - allocation wrappers, cleanup macros and small helpers.
+ *
+ * Every allocation in rocm-resolve goes through rr_x*(): on out-of-memory they
+ * print one line to stderr and abort(), so callers never check for NULL and
+ * error paths exist only for real failures.
+ *
+ * Scope-bound cleanup uses __attribute__((cleanup)):
+ *   RR_AUTOFREE char *s = rr_xstrdup("x");   freed when s leaves scope
+ *   return RR_STEAL(s);                       hands ownership to the caller
+ */
+#ifndef RR_UTIL_H
+#define RR_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RR_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define RR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define RR_WUR __attribute__((warn_unused_result))
+#define RR_UNUSED __attribute__((unused))
+
+void *rr_xmalloc(size_t n);
+void *rr_xcalloc(size_t nmemb, size_t size);
+void *rr_xrealloc(void *p, size_t n);
+char *rr_xstrdup(const char *s);
+char *rr_xstrndup(const char *s, size_t n);
+char *rr_xasprintf(const char *fmt, ...) RR_PRINTF(1, 2);
+/* grows *items (of elem bytes each) so that at least need fit; doubles capacity */
+void rr_xgrow(void **items, size_t *cap, size_t elem, size_t need);
+/* NULL-safe free returning NULL: p = rr_free(p); */
+void *rr_free(void *p);
+
+static inline void rr_freep(void *pp)
+{
+	void **p = pp;
+	rr_free(*p);
+	*p = NULL;
+}
+
+#define RR_AUTOFREE __attribute__((cleanup(rr_freep)))
+#define RR_STEAL(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) rr_steal_tmp_ = (p);                                                 \
+		(p) = NULL;                                                                        \
+		rr_steal_tmp_;                                                                     \
+	})
+
+/* append one element to a growable array: RR_PUSH(arr, n, cap) = value; */
+#define RR_PUSH(arr, n, cap)                                                                       \
+	(*({                                                                                       \
+		rr_xgrow((void **)&(arr), &(cap), sizeof(*(arr)), (n) + 1);                        \
+		&(arr)[(n)++];                                                                     \
+	}))
+
+bool rr_str_startswith(const char *s, const char *prefix);
+bool rr_str_endswith(const char *s, const char *suffix);
+/* ASCII-only case-insensitive compare (locale-independent) */
+int rr_str_casecmp(const char *a, const char *b);
+bool rr_str_eq(const char *a, const char *b); /* NULL-safe equality */
+/* parse a decimal unsigned integer occupying all of [s, s+len); false on overflow/garbage */
+bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
+
+#endif

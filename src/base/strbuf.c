@@ -1,0 +1,178 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocm-resolve/strbuf.h"
+
+char rr_strbuf_empty_[1];
+
+void rr_strbuf_init(struct rr_strbuf *sb)
+{
+	sb->buf = rr_strbuf_empty_;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void rr_strbuf_release(struct rr_strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	rr_strbuf_init(sb);
+}
+
+void rr_strbuf_reset(struct rr_strbuf *sb)
+{
+	rr_strbuf_setlen(sb, 0);
+}
+
+char *rr_strbuf_detach(struct rr_strbuf *sb, size_t *ret_len)
+{
+	char *p;
+
+	if (!sb->alloc)
+		rr_strbuf_grow(sb, 0);
+	p = sb->buf;
+	if (ret_len)
+		*ret_len = sb->len;
+	rr_strbuf_init(sb);
+	return p;
+}
+
+void rr_strbuf_grow(struct rr_strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	bool fresh = sb->alloc == 0;
+
+	if (need < sb->len)
+		abort();
+	if (need <= sb->alloc)
+		return;
+	if (fresh)
+		sb->buf = NULL;
+	rr_xgrow((void **)&sb->buf, &sb->alloc, 1, need < 64 ? 64 : need);
+	if (fresh)
+		sb->buf[0] = '\0';
+}
+
+void rr_strbuf_add(struct rr_strbuf *sb, const void *data, size_t len)
+{
+	rr_strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void rr_strbuf_adds(struct rr_strbuf *sb, const char *s)
+{
+	rr_strbuf_add(sb, s, strlen(s));
+}
+
+void rr_strbuf_addch(struct rr_strbuf *sb, char c)
+{
+	rr_strbuf_add(sb, &c, 1);
+}
+
+void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		abort();
+	rr_strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rr_strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
+{
+	rr_strbuf_addch(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			rr_strbuf_adds(sb, "\\\"");
+			break;
+		case '\\':
+			rr_strbuf_adds(sb, "\\\\");
+			break;
+		case '\n':
+			rr_strbuf_adds(sb, "\\n");
+			break;
+		case '\r':
+			rr_strbuf_adds(sb, "\\r");
+			break;
+		case '\t':
+			rr_strbuf_adds(sb, "\\t");
+			break;
+		default:
+			if (*p < 0x20)
+				rr_strbuf_addf(sb, "\\u%04x", *p);
+			else
+				rr_strbuf_addch(sb, (char)*p);
+		}
+	}
+	rr_strbuf_addch(sb, '"');
+}
+
+void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len)
+{
+	if (!sb->alloc)
+		return;
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+void rr_strbuf_rtrim(struct rr_strbuf *sb)
+{
+	size_t n = sb->len;
+
+	while (n && (sb->buf[n - 1] == ' ' || sb->buf[n - 1] == '\t' || sb->buf[n - 1] == '\n' ||
+		     sb->buf[n - 1] == '\r'))
+		n--;
+	rr_strbuf_setlen(sb, n);
+}
+
+rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err)
+{
+	FILE *f;
+	char tmp[65536];
+	size_t n;
+	bool is_stdin = strcmp(path, "-") == 0;
+
+	f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f)
+		return rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+		if (sb->len + n > max) {
+			if (!is_stdin)
+				fclose(f);
+			return rr_fail(err, RR_E_LIMIT, "'%s' is larger than the limit of %zu bytes",
+				       path, max);
+		}
+		rr_strbuf_add(sb, tmp, n);
+	}
+	if (ferror(f)) {
+		int e = errno;
+		if (!is_stdin)
+			fclose(f);
+		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path, strerror(e));
+	}
+	if (!is_stdin)
+		fclose(f);
+	/* make sure buf is an allocated, terminated string even for empty files */
+	rr_strbuf_grow(sb, 0);
+	return RR_OK;
+}
