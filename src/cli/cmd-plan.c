@@ -32,8 +32,8 @@ static char *scratch_dir(const struct rr_cli *cli)
 	return NULL;
 }
 
-static int build(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
-		 struct rr_plan **ret)
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		      struct rr_plan **ret)
 {
 	rr_error err = RR_ERROR_INIT;
 	RR_AUTOFREE char *scratch = scratch_dir(cli);
@@ -86,7 +86,7 @@ int cmd_plan(struct rr_cli *cli)
 	if (status >= 0)
 		return status;
 	rr_session_warnings(&s, cli);
-	status = build(cli, &s, &res, &plan);
+	status = rr_cli_build_plan(cli, &s, &res, &plan);
 	if (status < 0) {
 		print_warnings(cli, plan);
 		/* a requirement with no safe version: the plan stays on stderr only */
@@ -126,7 +126,7 @@ int cmd_check(struct rr_cli *cli)
 	if (status >= 0)
 		return status;
 	rr_session_warnings(&s, cli);
-	status = build(cli, &s, &res, &plan);
+	status = rr_cli_build_plan(cli, &s, &res, &plan);
 	if (status < 0) {
 		bool breaks = rr_plan_breaks_stack(plan);
 		if (cli->format == RR_FORMAT_JSON) {

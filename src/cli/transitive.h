@@ -12,4 +12,9 @@
  */
 int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res);
 
+struct rr_plan;
+/* the plan for the session (resolving first unless --no-index); -1 on success */
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		      struct rr_plan **ret);
+
 #endif

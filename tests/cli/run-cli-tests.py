@@ -46,7 +46,7 @@ def run_case(path):
     args = [a.replace("@SRC@", src) for a in shlex.split(spec["args"])]
     env = dict(os.environ)
     env.pop("VIRTUAL_ENV", None)
-    env["XDG_CACHE_HOME"] = os.path.join(os.environ["RR_BUILDDIR"], "cli-cache")
+    env["XDG_CACHE_HOME"] = "/tmp/rocm-resolve-cli-tests"
     for e in spec["env"]:
         k, _, v = e.partition("=")
         env[k] = v.replace("@SRC@", src)

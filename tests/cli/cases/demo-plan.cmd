@@ -1,0 +1,5 @@
+# the bundled demo: every ROCm build kept, every trap stripped or pinned
+args: --no-index --venv @SRC@/fixtures/venvs/rocm72 demo/requirements.txt
+expect-exit: 0
+expect-stdout: demo-plan.stdout
+expect-stderr: demo-plan.stderr
