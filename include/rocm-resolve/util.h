@@ -34,7 +34,7 @@ void *rr_free(void *p);
 
 static inline void rr_freep(void *pp)
 {
-	void **p = pp;
+	void **p = (void **)pp;
 	rr_free(*p);
 	*p = NULL;
 }
