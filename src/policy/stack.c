@@ -65,6 +65,29 @@ static bool torch_is_rocm(struct ctx *c, const struct rr_dist *torch)
 	return c->v->torch_hip && *c->v->torch_hip && !is_stock_local(c, torch);
 }
 
+/*
+ * another installed member of d's clash group: then d may be the package that
+ * overwrote the ROCm build (PyPI triton next to pytorch-triton-rocm), so only a
+ * label, a URL or torch's exact pin may protect it, not mere family membership
+ */
+static bool group_peer_installed(const struct ctx *c, const struct rr_dist *d)
+{
+	const char *group = rr_policy_clash_group(c->pol, d->key);
+
+	if (!group)
+		return false;
+	for (size_t i = 0; i < c->v->ndists; i++) {
+		const struct rr_dist *o = &c->v->dists[i];
+		const char *g;
+		if (o == d || o->problem)
+			continue;
+		g = rr_policy_clash_group(c->pol, o->key);
+		if (g && strcmp(g, group) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void classify(struct ctx *c, size_t i, const struct rr_dist *torch, bool rocm_torch,
 		     const char *const *extra, size_t nextra)
 {
@@ -88,7 +111,8 @@ static void classify(struct ctx *c, size_t i, const struct rr_dist *torch, bool 
 				d->direct_url);
 		else if (local && !rocm_label && !is_stock_local(c, d))
 			add_why(c, i, "GPU-family package with a custom build label '+%s'", local);
-		else if (rocm_torch && d != torch && !rocm_label && !url_said)
+		else if (rocm_torch && d != torch && !rocm_label && !url_said &&
+			 !group_peer_installed(c, d))
 			add_why(c, i, "GPU-family package installed with the ROCm torch %s",
 				torch->version_text);
 	}
