@@ -38,6 +38,9 @@ struct rr_spec {
 	bool wildcard;	   /* "==1.2.*" or "!=1.2.*" */
 	char *text;	   /* owned: the version part as written (trimmed) */
 	struct rr_version ver; /* parsed version (prefix for wildcards); unset for === */
+	/* derived at parse time (added by pep-a; read-only for callers) */
+	bool prereleases;	   /* packaging's Specifier.prereleases: names a pre-release */
+	struct rr_version prefix; /* ~= only: V where packaging tests "==V.*"; else unset */
 };
 
 struct rr_specset {

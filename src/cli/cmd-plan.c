@@ -1,0 +1,151 @@
+/*
+ * cmd-plan.c - `plan` (the default) and `check`.
+ *
+ * Both build the same plan; plan prints it, check prints the reasons the
+ * input as written would damage the stack and exits 1 when there are any.
+ * Stdout gets a complete plan or nothing: the whole text is formatted first
+ * and written once, after every step has succeeded.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "session.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/resolution.h"
+#include "rocm-resolve/strbuf.h"
+#include "transitive.h"
+
+static char *scratch_dir(const struct rr_cli *cli)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (cli->no_cache)
+		return NULL;
+	if (cli->cache_dir)
+		return rr_xasprintf("%s/plans", cli->cache_dir);
+	if (xdg && *xdg)
+		return rr_xasprintf("%s/rocm-resolve/plans", xdg);
+	if (home && *home)
+		return rr_xasprintf("%s/.cache/rocm-resolve/plans", home);
+	return NULL;
+}
+
+static int build(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		 struct rr_plan **ret)
+{
+	rr_error err = RR_ERROR_INIT;
+	RR_AUTOFREE char *scratch = scratch_dir(cli);
+	struct rr_plan_input in = {0};
+	rr_err rc;
+	int status;
+
+	in.reqs = &s->reqs;
+	in.venv = s->venv;
+	in.policy = s->policy;
+	in.stack = s->stack;
+	in.scratch_dir = scratch;
+	if (!cli->no_index) {
+		status = rr_cli_resolve(cli, s, res);
+		if (status >= 0)
+			return status;
+		in.resolution = res;
+	}
+	rc = rr_plan_build(&in, ret, &err);
+	if (rc) {
+		rr_cli_print_error(&err);
+		rr_error_release(&err);
+		return rr_cli_exit_for(rc);
+	}
+	return -1;
+}
+
+static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
+{
+	for (size_t i = 0; i < p->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->warnings[i]);
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (d->action == RR_ACT_STRIP)
+			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
+		else if (d->reason == RR_WHY_NO_SAFE_VERSION)
+			rr_cli_warn(cli, "%s: %s", d->source, d->why);
+	}
+}
+
+int cmd_plan(struct rr_cli *cli)
+{
+	struct rr_session s;
+	struct rr_resolution res = {0};
+	struct rr_plan *plan = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	int status;
+
+	status = rr_session_open(&s, cli, true);
+	if (status >= 0)
+		return status;
+	rr_session_warnings(&s, cli);
+	status = build(cli, &s, &res, &plan);
+	if (status < 0) {
+		print_warnings(cli, plan);
+		/* a requirement with no safe version: the plan stays on stderr only */
+		for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
+			if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
+				fprintf(stderr, "rocm-resolve: error: %s: no safe version of '%s' (--strict)\n",
+					plan->decisions[i].source, plan->decisions[i].requirement);
+				status = RR_EXIT_NO;
+			}
+		if (status < 0) {
+			if (cli->format == RR_FORMAT_JSON)
+				rr_plan_format_json(plan, &out);
+			else
+				rr_plan_format_text(plan, &out);
+			status = RR_EXIT_OK;
+			if (!rr_cli_write_stdout(out.buf, out.len)) {
+				fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
+				status = RR_EXIT_ENV;
+			}
+		}
+	}
+	rr_plan_free(plan);
+	rr_resolution_release(&res);
+	rr_session_close(&s);
+	return status;
+}
+
+int cmd_check(struct rr_cli *cli)
+{
+	struct rr_session s;
+	struct rr_resolution res = {0};
+	struct rr_plan *plan = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	int status;
+
+	status = rr_session_open(&s, cli, true);
+	if (status >= 0)
+		return status;
+	rr_session_warnings(&s, cli);
+	status = build(cli, &s, &res, &plan);
+	if (status < 0) {
+		bool breaks = rr_plan_breaks_stack(plan);
+		if (cli->format == RR_FORMAT_JSON) {
+			rr_plan_format_json(plan, &out);
+			rr_cli_write_stdout(out.buf, out.len);
+		} else if (breaks) {
+			rr_plan_format_check(plan, &out);
+			fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
+					"stack in %s:\n%s",
+				plan->venv, out.buf);
+		} else if (cli->verbosity >= 0) {
+			fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
+					"protected)\n",
+				plan->venv, plan->npins);
+		}
+		status = breaks ? RR_EXIT_NO : RR_EXIT_OK;
+	}
+	rr_plan_free(plan);
+	rr_resolution_release(&res);
+	rr_session_close(&s);
+	return status;
+}
