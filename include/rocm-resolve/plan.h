@@ -71,7 +71,8 @@ struct rr_decision {
 struct rr_plan_pin {
 	char *name;
 	char *version;
-	char *why;
+	char *why;	 /* every reason the stack gave */
+	char *short_why; /* the first one, for comments */
 	bool in_requirements; /* already pinned by a decision line: not repeated */
 };
 

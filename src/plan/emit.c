@@ -8,12 +8,6 @@
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/strbuf.h"
 
-static bool pin_shown_in_requirements(const struct rr_plan *p, const struct rr_plan_pin *pin)
-{
-	(void)p;
-	return pin->in_requirements;
-}
-
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t shown_pins = 0;
@@ -52,14 +46,14 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 				       d->why);
 	}
 	for (size_t i = 0; i < p->npins; i++)
-		shown_pins += !pin_shown_in_requirements(p, &p->pins[i]);
+		shown_pins += !p->pins[i].in_requirements;
 	if (shown_pins) {
 		rr_strbuf_adds(out, "# protected ROCm stack: installed builds held at their versions\n");
 		for (size_t i = 0; i < p->npins; i++) {
 			const struct rr_plan_pin *pin = &p->pins[i];
-			if (pin_shown_in_requirements(p, pin))
+			if (pin->in_requirements)
 				continue;
-			rr_strbuf_addf(out, "%s==%s  # %s\n", pin->name, pin->version, pin->why);
+			rr_strbuf_addf(out, "%s==%s  # %s\n", pin->name, pin->version, pin->short_why);
 		}
 	}
 	if (p->nextra_pins) {

@@ -136,6 +136,14 @@ static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output
 	d->why = why;
 }
 
+/* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
+static char *short_why(const char *why)
+{
+	const char *semi = strstr(why, "; ");
+
+	return semi ? rr_xstrndup(why, (size_t)(semi - why)) : rr_xstrdup(why);
+}
+
 static bool marker_applies(struct builder *b, const struct rr_item *it)
 {
 	bool yes = true;
@@ -198,9 +206,10 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 	prot = rr_stack_lookup(in->stack, key);
 	clash = prot ? NULL : rr_stack_clash(in->stack, in->policy, key);
 	if (prot && is_url) {
+		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED_URL, NULL,
 		       rr_xasprintf("a direct URL would replace the protected %s %s (%s)", prot->name,
-				    prot->version, prot->why));
+				    prot->version, why));
 		d->breaks_stack = true;
 		return;
 	}
@@ -224,8 +233,9 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 					    prot->name, prot->version));
 			return;
 		}
+		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
-		       rr_xasprintf("%s %s is protected (%s)", prot->name, prot->version, prot->why));
+		       rr_xasprintf("%s %s is protected (%s)", prot->name, prot->version, why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
 						    "%s; pinned to the installed build",
@@ -305,6 +315,7 @@ static void add_pins(struct builder *b)
 		pin->name = rr_xstrdup(p->name);
 		pin->version = rr_xstrdup(p->version);
 		pin->why = rr_xstrdup(p->why);
+		pin->short_why = short_why(p->why);
 		pin->in_requirements = false;
 		for (size_t j = 0; j < b->plan->ndecisions; j++) {
 			const struct rr_decision *d = &b->plan->decisions[j];
@@ -320,6 +331,21 @@ static void add_pins(struct builder *b)
  * the file itself; otherwise the kept entries are written to a content-addressed
  * file in scratch_dir (atomically) and the plan refers to that copy
  */
+static int mkdir_p(const char *dir)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(dir);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+}
+
 static rr_err write_atomically(const char *dir, const char *name, const char *data, size_t len,
 			       char **ret_path, rr_error *err)
 {
@@ -327,22 +353,22 @@ static rr_err write_atomically(const char *dir, const char *name, const char *da
 	RR_AUTOFREE char *tmp = rr_xasprintf("%s/.%s.%ld.tmp", dir, name, (long)getpid());
 	int fd;
 
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", dir, strerror(errno));
+	if (mkdir_p(dir))
+		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", dir, strerror(errno));
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", tmp, strerror(errno));
 	if (write(fd, data, len) != (ssize_t)len || fsync(fd)) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
-		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(e));
+		return rr_fail(err, RR_E_ENV, "cannot write '%s': %s", tmp, strerror(e));
 	}
 	close(fd);
 	if (rename(tmp, path)) {
 		int e = errno;
 		unlink(tmp);
-		return rr_fail(err, RR_E_IO, "cannot rename '%s': %s", tmp, strerror(e));
+		return rr_fail(err, RR_E_ENV, "cannot rename '%s': %s", tmp, strerror(e));
 	}
 	*ret_path = RR_STEAL(path);
 	return RR_OK;
@@ -510,6 +536,7 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(p->pins[i].name);
 		free(p->pins[i].version);
 		free(p->pins[i].why);
+		free(p->pins[i].short_why);
 	}
 	free(p->pins);
 	free_strv(p->extra_pins, p->nextra_pins);
