@@ -78,7 +78,9 @@ void rr_specset_format(const struct rr_specset *set, struct rr_strbuf *out);
 const char *rr_spec_op_to_string(enum rr_spec_op op);
 /*
  * if the set pins one exact version ("==X" without wildcard, or "===X"),
- * return that specifier; else NULL
+ * return that specifier; else NULL. Exactly one such item must be present;
+ * other items ("torch>=2,==2.9.1") may narrow the set further, even to
+ * nothing, so callers still test candidates with rr_specset_contains().
  */
 const struct rr_spec *rr_specset_exact(const struct rr_specset *set);
 

@@ -338,14 +338,14 @@ const struct rr_spec *rr_specset_exact(const struct rr_specset *set)
 {
 	const struct rr_spec *found = NULL;
 
+	/* other items may narrow the set further (even to nothing): callers still
+	 * test candidates with rr_specset_contains() */
 	for (size_t k = 0; k < set->n; k++) {
 		const struct rr_spec *sp = &set->items[k];
 		if ((sp->op == RR_OP_EQ && !sp->wildcard) || sp->op == RR_OP_ARB) {
 			if (found)
 				return NULL;
 			found = sp;
-		} else {
-			return NULL;
 		}
 	}
 	return found;

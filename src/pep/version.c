@@ -22,6 +22,7 @@ struct cursor {
 	size_t n;
 	size_t i;
 	bool space; /* surrounding whitespace allowed (Version), or not (inside a specifier) */
+	size_t overflow; /* 1-based column of the first number past uint64, 0 if none */
 };
 
 static bool at_sep(const struct cursor *c)
@@ -48,21 +49,28 @@ static bool take_word(struct cursor *c, const char *w)
 	return true;
 }
 
-/* digits at the cursor (caller checked at_digit); RR_E_LIMIT past uint64 */
+/*
+ * digits at the cursor (caller checked at_digit). A number past uint64 is
+ * remembered, not failed on at once, so that text which is no version at all
+ * still reports RR_E_PARSE as packaging would; a well-formed version with a
+ * huge number fails with RR_E_LIMIT at the end.
+ */
 static rr_err take_number(struct cursor *c, uint64_t *ret, rr_error *err)
 {
 	size_t start = c->i;
 	uint64_t v = 0;
+	bool over = false;
 
+	(void)err;
 	while (at_digit(c)) {
 		unsigned d = (unsigned)(c->s[c->i] - '0');
 		if (v > (UINT64_MAX - d) / 10)
-			return rr_pep_fail_col(err, RR_E_LIMIT, start + 1,
-					       "version number '%.*s' is too large",
-					       (int)(c->n - start), c->s + start);
+			over = true;
 		v = v * 10 + d;
 		c->i++;
 	}
+	if (over && !c->overflow)
+		c->overflow = start + 1;
 	*ret = v;
 	return RR_OK;
 }
@@ -240,6 +248,10 @@ static rr_err parse_body(struct cursor *c, struct rr_version *v, rr_error *err)
 		return rr_pep_fail_col(err, RR_E_PARSE, c->i + 1,
 				       "invalid version '%.*s': unexpected '%c'", (int)c->n, c->s,
 				       c->s[c->i]);
+	if (c->overflow)
+		return rr_pep_fail_col(err, RR_E_LIMIT, c->overflow,
+				       "version '%.*s' has a number too large for 64 bits",
+				       (int)c->n, c->s);
 	return RR_OK;
 }
 
@@ -247,7 +259,7 @@ rr_err rr_pep_version_parse(const char *s, size_t len, bool space, struct rr_ver
 			    rr_error *err)
 {
 	struct rr_version v = RR_VERSION_INIT;
-	struct cursor c = {s, len, 0, space};
+	struct cursor c = {s, len, 0, space, 0};
 	rr_err rc;
 
 	rc = parse_body(&c, &v, err);

@@ -162,7 +162,7 @@ static void test_format_exact(void **state)
 	assert_int_equal(ss.n, 3);
 	rr_specset_format(&ss, &sb);
 	assert_string_equal(sb.buf, ">=1.0,!=1.5.*,===Foo");
-	assert_null(rr_specset_exact(&ss));
+	assert_ptr_equal(rr_specset_exact(&ss), &ss.items[2]);
 	assert_false(rr_specset_mentions_prerelease(&ss));
 	rr_specset_copy(&copy, &ss);
 	rr_specset_release(&ss);
@@ -174,6 +174,12 @@ static void test_format_exact(void **state)
 	assert_int_equal(rr_specset_parse("==2.9.1+rocm7.2.0.lw.git7e1940d4", &ss, NULL), RR_OK);
 	assert_non_null(rr_specset_exact(&ss));
 	assert_string_equal(rr_specset_exact(&ss)->ver.local, "rocm7.2.0.lw.git7e1940d4");
+	rr_specset_release(&ss);
+	assert_int_equal(rr_specset_parse(">=2,==2.9.1", &ss, NULL), RR_OK);
+	assert_ptr_equal(rr_specset_exact(&ss), &ss.items[1]);
+	rr_specset_release(&ss);
+	assert_int_equal(rr_specset_parse("==2.9.1,==2.9.1.0", &ss, NULL), RR_OK);
+	assert_null(rr_specset_exact(&ss));
 	rr_specset_release(&ss);
 	assert_int_equal(rr_specset_parse("==2.*", &ss, NULL), RR_OK);
 	assert_null(rr_specset_exact(&ss));
