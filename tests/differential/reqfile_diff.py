@@ -21,6 +21,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/lib/python3/dist-packages")
+# Debian's packaging 23.0 (what librr's PEP 508 parser follows), not pip's vendored 21.3
+from packaging.requirements import InvalidRequirement as InvalidRequirement23  # noqa: E402
+from packaging.requirements import Requirement as Requirement23  # noqa: E402
 from pip._internal.exceptions import InstallationError  # noqa: E402
 from pip._internal.models.format_control import FormatControl  # noqa: E402
 from pip._internal.req.constructors import install_req_from_line  # noqa: E402
@@ -37,6 +40,8 @@ os.environ["RR_DIFF_VER"] = "1.2.3"
 os.environ["RR_DIFF_EMPTY"] = ""
 os.environ["RR_DIFF_TOKEN"] = "s3cr3t"
 os.environ.pop("RR_DIFF_UNSET", None)
+os.environ["RR_TEST_TORCH_VERSION"] = "2.4.1"  # fixtures/requirements/env.txt
+os.environ["RR_TEST_HOST"] = "files.example"
 
 # inline cases: name -> text (written to a scratch directory; "inc/" files are includes)
 INLINE = {
@@ -186,6 +191,14 @@ def pip_req(text, base):
     try:
         os.chdir(base)
         ireq = install_req_from_line(text)
+        if ireq.link is None or (ireq.req is not None and ireq.req.url):
+            # a PEP 508 line: pip 23.0 checks it with its vendored packaging 21.3, which
+            # still takes legacy specifiers ("<", ">=1.0+local"); librr follows packaging
+            # 23.0, so that is the verdict on validity
+            try:
+                Requirement23(text)
+            except InvalidRequirement23 as e:
+                return ("error", f"invalid under packaging 23.0: {e}".splitlines()[0])
         return ("ok", canonicalize_name(ireq.name) if ireq.name else None)
     except InstallationError as e:
         if any(m in str(e) for m in ("does not exist", "looks like a path", "not installable")):

@@ -224,10 +224,10 @@ static void test_error_columns(void **state)
 	RR_AUTOFREE char *msg = NULL;
 	(void)state;
 
-	/* "torch>=2.0,<" : the version is missing at column 13 of line 2 */
+	/* "torch>=2.0,<" : the operator without a version, column 12 of line 2 */
 	assert_int_equal(rr_reqfile_load(&set, p, &err), RR_E_PARSE);
 	msg = fmt_err(&err);
-	RR_AUTOFREE char *want = rr_xasprintf("%s:2:13: ", p);
+	RR_AUTOFREE char *want = rr_xasprintf("%s:2:12: ", p);
 	assert_true(rr_str_startswith(msg, want));
 	assert_string_equal(err.text, "torch>=2.0,<");
 	rr_reqset_release(&set);
@@ -236,7 +236,7 @@ static void test_error_columns(void **state)
 	/* indented, and inside a continuation: the column of the physical line */
 	assert_int_equal(parse_str(&set, "c.txt", "ok\n   foo>=1 \\\n  ,<\n", &err), RR_E_PARSE);
 	assert_int_equal(err.line, 3);
-	assert_int_equal(err.col, 5);
+	assert_int_equal(err.col, 4);
 	rr_reqset_release(&set);
 	rr_error_release(&err);
 
@@ -353,7 +353,7 @@ static void test_pyproject(void **state)
 
 	assert_int_equal(rr_input_load(&set, p, &sel, &err), RR_OK);
 	/* packaging, tyro | rocm -> amd (marker ANDed) -> huggingface; rocm self-loop ends | dev */
-	assert_int_equal(set.nitems, 9);
+	assert_int_equal(set.nitems, 8);
 	assert_string_equal(set.items[0].req.key, "packaging");
 	assert_int_equal(set.items[0].line, 5);
 	assert_int_equal(set.items[0].col, 6);
@@ -371,13 +371,15 @@ static void test_pyproject(void **state)
 	/* all extras; the group cycle is an error naming both groups */
 	struct rr_input_sel all = {NULL, 0, true, NULL, 0};
 	assert_int_equal(rr_pyproject_load(&set, p, &all, &err), RR_OK);
-	assert_int_equal(set.nitems, 6);
+	/* 2 + huggingface 2 + amd 1 (its huggingface is in already) + rocm: amd again under
+	 * sys_platform, so 3 more with that marker */
+	assert_int_equal(set.nitems, 8);
 	rr_reqset_release(&set);
 	const char *loop[] = {"loop-a"};
 	struct rr_input_sel cyc = {NULL, 0, false, loop, 1};
 	assert_int_equal(rr_pyproject_load(&set, p, &cyc, &err), RR_E_PARSE);
 	assert_non_null(strstr(err.msg, "loop-a -> loop-b -> loop-a"));
-	assert_int_equal(err.line, 29);
+	assert_int_equal(err.line, 28);
 	rr_reqset_release(&set);
 	rr_error_release(&err);
 }
@@ -441,17 +443,19 @@ static int mkdirs(char *path)
 	return 0;
 }
 
+/* link every file first (includes point at each other), then load each */
 static size_t load_corpus(const char *dir, const char *tmp, bool toml, size_t *nfail)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	char **paths = NULL;
 	size_t n = 0;
 
 	assert_non_null(d);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		RR_AUTO_STRBUF struct rr_strbuf dst = RR_STRBUF_INIT;
+		struct rr_strbuf dst = RR_STRBUF_INIT;
 		rr_strbuf_addf(&dst, "%s/", tmp);
 		for (const char *s = de->d_name; *s; s++) {
 			if (s[0] == '_' && s[1] == '_') {
@@ -464,26 +468,41 @@ static size_t load_corpus(const char *dir, const char *tmp, bool toml, size_t *n
 		RR_AUTOFREE char *src = rr_xasprintf("%s/%s", dir, de->d_name);
 		assert_int_equal(mkdirs(dst.buf), 0);
 		assert_int_equal(symlink(src, dst.buf), 0);
+		paths = rr_xrealloc(paths, (n + 1) * sizeof(char *));
+		paths[n++] = rr_strbuf_detach(&dst, NULL);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++) {
 		struct rr_reqset set = RR_REQSET_INIT;
 		rr_error err = RR_ERROR_INIT;
 		const char *ex[] = {"all"};
 		struct rr_input_sel sel = {ex, 1, true, NULL, 0};
-		rr_err rc = toml ? rr_pyproject_load(&set, dst.buf, &sel, &err)
-				 : rr_reqfile_load(&set, dst.buf, &err);
+		rr_err rc = toml ? rr_pyproject_load(&set, paths[i], &sel, &err)
+				 : rr_reqfile_load(&set, paths[i], &err);
 		if (rc) {
 			RR_AUTOFREE char *m = fmt_err(&err);
-			/* only the dangling include the corpus keeps on purpose may fail */
 			print_message("corpus: %s\n", m);
-			assert_non_null(strstr(de->d_name, "home-assistant__core__requirements_test.txt"));
-			assert_int_equal(rc, RR_E_IO);
-			assert_non_null(strstr(m, "requirements_test_pre_commit.txt"));
+			/*
+			 * the two known bad ones: Home Assistant's include the corpus leaves
+			 * dangling on purpose, and SillyTavern-Extras' ">=2.0.0+rocm5.4.2" (a
+			 * local label with >= is not PEP 440; only pip's old vendored parser
+			 * took it)
+			 */
+			if (strstr(paths[i], "home-assistant/core/requirements_test.txt")) {
+				assert_int_equal(rc, RR_E_IO);
+				assert_non_null(strstr(m, "requirements_test_pre_commit.txt"));
+			} else {
+				assert_non_null(strstr(paths[i], "SillyTavern-Extras/requirements-rocm.txt"));
+				assert_int_equal(rc, RR_E_PARSE);
+				assert_non_null(strstr(m, "requirements-rocm.txt:10:13: "));
+			}
 			(*nfail)++;
 		}
 		rr_error_release(&err);
 		rr_reqset_release(&set);
-		n++;
+		free(paths[i]);
 	}
-	closedir(d);
+	free(paths);
 	return n;
 }
 
@@ -510,10 +529,10 @@ static void test_corpus(void **state)
 	nreq = load_corpus(req, tmp, false, &nfail);
 	ntoml = load_corpus(pp, tmp, true, &nfail);
 	rm_tree(tmp);
-	print_message("corpus: %zu requirements files, %zu pyproject files, %zu expected failure\n",
+	print_message("corpus: %zu requirements files, %zu pyproject files, %zu expected failures\n",
 		      nreq, ntoml, nfail);
 	assert_true(nreq >= 50 && ntoml >= 19);
-	assert_int_equal(nfail, 1);
+	assert_int_equal(nfail, 2);
 }
 
 static void test_speed(void **state)
