@@ -143,7 +143,7 @@ int cmd_install(struct rr_cli *cli)
 	bool have_excl = false;
 	RR_AUTOFREE char *uv = NULL;
 	RR_AUTOFREE char *python = NULL;
-	char **argv = NULL;
+	const char **argv = NULL;
 	size_t argc = 0;
 	size_t cap = 0;
 	int status;
@@ -209,7 +209,7 @@ int cmd_install(struct rr_cli *cli)
 			fprintf(stderr, " %s", argv[i]);
 		fprintf(stderr, "\n");
 	}
-	rc = run_installer(argv);
+	rc = run_installer((char **)argv);
 	if (rc != 0) {
 		fprintf(stderr, "rocm-resolve: error: the installer failed (status %d); the plan "
 				"it was given is kept at %s\n",

@@ -535,31 +535,6 @@ static void test_corpus(void **state)
 	assert_int_equal(nfail, 2);
 }
 
-static void test_speed(void **state)
-{
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-	struct timespec a, b;
-	const int rounds = 200;
-	(void)state;
-
-	for (int i = 0; i < 100; i++)
-		rr_strbuf_addf(&sb, "package-%d[extra]>=1.%d,<2 ; python_version >= \"3.9\" # pin %d\n", i,
-			       i, i);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (int r = 0; r < rounds; r++) {
-		struct rr_reqset set = RR_REQSET_INIT;
-		rr_error err = RR_ERROR_INIT;
-		assert_int_equal(rr_reqfile_parse(&set, "speed.txt", sb.buf, sb.len, false, &err), RR_OK);
-		assert_int_equal(set.nitems, 100);
-		rr_reqset_release(&set);
-	}
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 /
-		    rounds;
-	print_message("speed: 100-line file parsed in %.1f us\n", us);
-	/* the brief: well under 1 ms (also holds under ASan) */
-	assert_true(us < 1000.0);
-}
 
 int main(int argc, char **argv)
 {
@@ -586,7 +561,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_options_and_urls),
 		cmocka_unit_test(test_pyproject),
 		cmocka_unit_test(test_pyproject_errors),
-		cmocka_unit_test(test_speed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
