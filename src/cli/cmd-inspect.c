@@ -118,9 +118,17 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 		broken += v->dists[i].problem != NULL;
 	rr_strbuf_addf(out, "distributions:  %zu (%zu unreadable)\n", v->ndists, broken);
 	rr_strbuf_addf(out, "protected:      %zu\n", st->n);
-	for (size_t i = 0; i < st->n; i++)
-		rr_strbuf_addf(out, "  %-24s %-40s %s\n", st->items[i].name, st->items[i].version,
-			       st->items[i].why);
+	for (size_t i = 0; i < st->n; i++) {
+		const char *why = st->items[i].why;
+		rr_strbuf_addf(out, "  %s %s\n", st->items[i].name, st->items[i].version);
+		/* one reason per line */
+		while (*why) {
+			const char *semi = strstr(why, "; ");
+			size_t n = semi ? (size_t)(semi - why) : strlen(why);
+			rr_strbuf_addf(out, "      - %.*s\n", (int)n, why);
+			why += n + (semi ? 2 : 0);
+		}
+	}
 	for (size_t i = 0; i < v->ndists; i++)
 		if (v->dists[i].problem)
 			rr_strbuf_addf(out, "unreadable:     %s: %s\n", v->dists[i].path,

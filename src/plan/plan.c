@@ -53,6 +53,8 @@ const char *rr_reason_to_string(rr_reason r)
 	return (unsigned)r < RR_ARRAY_LEN(reason_names) ? reason_names[r] : "unknown";
 }
 
+static const char *match_cuda_index(const struct rr_policy *pol, const char *url);
+
 struct builder {
 	const struct rr_plan_input *in;
 	struct rr_plan *plan;
@@ -183,7 +185,7 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 		       rr_xstrdup("marker is false for this environment; kept as written"));
 		return;
 	}
-	if (is_url && (rule = rr_policy_match_cuda_index(in->policy, it->req.url ? it->req.url : it->text))) {
+	if (is_url && (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text))) {
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
 		       rr_xasprintf("URL points at a CUDA wheel location (%s)", rule));
 		d->breaks_stack = true;
@@ -258,6 +260,21 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 	       rr_xstrdup(it->constraint ? "constraint kept" : "no conflict with the ROCm stack"));
 }
 
+/* policy URL rules are written for bare hosts: drop "user:pass@" before matching */
+static const char *match_cuda_index(const struct rr_policy *pol, const char *url)
+{
+	const char *sep = strstr(url, "://");
+	const char *at;
+	RR_AUTOFREE char *bare = NULL;
+
+	if (sep) {
+		at = sep + 3 + strcspn(sep + 3, "@/?#");
+		if (*at == '@')
+			url = bare = rr_xasprintf("%.*s%s", (int)(sep + 3 - url), url, at + 1);
+	}
+	return rr_policy_match_cuda_index(pol, url);
+}
+
 static bool option_takes_url(const char *name)
 {
 	return strcmp(name, "--index-url") == 0 || strcmp(name, "-i") == 0 ||
@@ -284,7 +301,7 @@ static void decide_options(struct builder *b)
 			continue; /* includes are flattened into the decisions */
 		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
 		if (o->value && option_takes_url(o->name))
-			rule = rr_policy_match_cuda_index(b->in->policy, o->value);
+			rule = match_cuda_index(b->in->policy, o->value);
 		if (rule) {
 			RR_AUTOFREE char *shown = rr_redact_credentials(line);
 			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =
