@@ -105,13 +105,22 @@ struct rr_plan_input {
 	const struct rr_venv *venv;
 	const struct rr_policy *policy;
 	const struct rr_stack *stack;
-	const struct rr_resolution *resolution; /* NULL in --no-index mode */
 	/* where a filtered copy of a constraint file may be written (atomically); NULL: keep
 	 * constraint entries out of the plan entirely when a file needed filtering */
 	const char *scratch_dir;
 };
 
+/* the offline plan: one decision per reqset item, in item order */
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err) RR_WUR;
+/*
+ * fold a transitive resolution into the plan: kept requirements with no safe
+ * version become strips with the resolver's explanation, and the pins the
+ * resolution chose are added
+ */
+void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res);
+/* --lock: every package of the closure pinned with its hash */
+void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
+			 struct rr_strbuf *out);
 /* true when installing the inputs as written would damage the stack (for `check`) */
 bool rr_plan_breaks_stack(const struct rr_plan *p);
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);

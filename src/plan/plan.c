@@ -245,16 +245,6 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 						    prot->version));
 		return;
 	}
-	if (in->resolution) {
-		size_t idx = (size_t)(it - in->reqs->items);
-		const char *why_not = idx < in->resolution->nitems ? in->resolution->unsat_why[idx]
-								   : NULL;
-		if (why_not) {
-			decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL, rr_xstrdup(why_not));
-			d->breaks_stack = true;
-			return;
-		}
-	}
 	decide(d, RR_ACT_KEEP, it->constraint ? RR_WHY_CONSTRAINT : RR_WHY_OK,
 	       it->constraint ? NULL : keep_line(it),
 	       rr_xstrdup(it->constraint ? "constraint kept" : "no conflict with the ROCm stack"));
@@ -460,19 +450,6 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 	return RR_OK;
 }
 
-static void add_resolution_pins(struct builder *b)
-{
-	const struct rr_resolution *res = b->in->resolution;
-	size_t n;
-
-	if (!res)
-		return;
-	n = res->npins;
-	for (size_t i = 0; i < n; i++)
-		RR_PUSH(b->plan->extra_pins, b->plan->nextra_pins, b->cap_extra) = rr_xasprintf(
-			"%s==%s  # %s", res->pins[i].name, res->pins[i].version, res->pins[i].why);
-}
-
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err)
 {
 	struct builder b = {0};
@@ -500,7 +477,6 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 	for (size_t i = 0; i < rs->nitems; i++)
 		decide_item(&b, &rs->items[i]);
 	add_pins(&b);
-	add_resolution_pins(&b);
 	rc = add_constraints(&b, err);
 	if (rc) {
 		rr_plan_free(b.plan);
@@ -510,6 +486,33 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 		b.plan->counts[b.plan->decisions[i].action]++;
 	*ret = b.plan;
 	return RR_OK;
+}
+
+void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res)
+{
+	size_t cap = p->nextra_pins;
+	size_t wcap = p->nwarnings;
+
+	for (size_t i = 0; i < p->ndecisions && i < res->nitems; i++) {
+		struct rr_decision *d = &p->decisions[i];
+		if (!res->unsat_why[i] || d->action != RR_ACT_KEEP || d->constraint)
+			continue;
+		d->action = RR_ACT_STRIP;
+		d->reason = RR_WHY_NO_SAFE_VERSION;
+		d->output = rr_free(d->output);
+		free(d->why);
+		d->why = rr_xstrdup(res->unsat_why[i]);
+		d->breaks_stack = true;
+	}
+	for (size_t i = 0; i < res->npins; i++)
+		RR_PUSH(p->extra_pins, p->nextra_pins, cap) =
+			rr_xasprintf("%s==%s  # %s", res->pins[i].name, res->pins[i].version,
+				     res->pins[i].why);
+	for (size_t i = 0; i < res->nwarnings; i++)
+		RR_PUSH(p->warnings, p->nwarnings, wcap) = rr_xstrdup(res->warnings[i]);
+	memset(p->counts, 0, sizeof(p->counts));
+	for (size_t i = 0; i < p->ndecisions; i++)
+		p->counts[p->decisions[i].action]++;
 }
 
 bool rr_plan_breaks_stack(const struct rr_plan *p)
