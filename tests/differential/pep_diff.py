@@ -432,9 +432,13 @@ def main():
         print("driver answered %d lines for %d cases" % (len(answers), len(cases)))
         return 1
     per_kind, passed, failed, skipped = {}, 0, 0, 0
+    shape = {}  # kind -> {"ERR": n, "ok": n} (S and C: by answer)
     for (kind, fields), got in zip(cases, answers):
         want = expect(kind, fields)
         per_kind[kind] = per_kind.get(kind, 0) + 1
+        label = want if kind in "SC" or want in ("ERR", None) else "ok"
+        shape.setdefault(kind, {}).setdefault(str(label), 0)
+        shape[kind][str(label)] += 1
         if want is None:
             skipped += 1
             continue
@@ -448,7 +452,8 @@ def main():
     print("packaging %s; corpus: %d specifier sets, %d version tokens, %d names"
           % (packaging.__version__, *corpus_counts))
     for k in sorted(per_kind):
-        print("  %s: %d cases" % (k, per_kind[k]))
+        print("  %s: %d cases (%s)" % (k, per_kind[k], ", ".join(
+            "%s: %d" % kv for kv in sorted(shape[k].items()))))
     print("generate %.2fs, driver %.3fs, compare %.2fs; %d skipped (packaging raises)"
           % (t1 - t0, t2 - t1, t3 - t2, skipped))
     print("%d passed, %d failed" % (passed, failed))
