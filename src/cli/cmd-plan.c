@@ -46,17 +46,18 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 	in.policy = s->policy;
 	in.stack = s->stack;
 	in.scratch_dir = scratch;
-	if (!cli->no_index) {
-		status = rr_cli_resolve(cli, s, res);
-		if (status >= 0)
-			return status;
-		in.resolution = res;
-	}
 	rc = rr_plan_build(&in, ret, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
 		return rr_cli_exit_for(rc);
+	}
+	if (!cli->no_index) {
+		status = rr_cli_resolve(cli, s, *ret, res);
+		if (status >= 0) {
+			*ret = rr_plan_free(*ret);
+			return status;
+		}
 	}
 	return -1;
 }

@@ -10,7 +10,9 @@
  * protected stack fixed, filling res; -1 on success, else the exit status
  * after printing the error
  */
-int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res);
+struct rr_plan;
+int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_plan *plan,
+		   struct rr_resolution *res);
 
 struct rr_plan;
 /* the plan for the session (resolving first unless --no-index); -1 on success */

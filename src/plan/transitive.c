@@ -61,10 +61,10 @@ static const char *clash_cb(void *opaque, const char *key)
 	struct ctx *c = opaque;
 	const struct rr_protected *p = rr_stack_clash(c->in->stack, c->in->policy, key);
 
-	if (!p)
+	if (!p || strcmp(p->key, key) == 0)
 		return NULL;
 	add_exclude(c->res, key);
-	return p->clash_group ? p->clash_group : p->key;
+	return p->key;
 }
 
 /* newest candidate of key allowed by every root requirement naming it */
