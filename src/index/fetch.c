@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "index/index-private.h"
@@ -194,7 +195,10 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #endif
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	/* waiting to multiplex pays only where HTTP/2 can be negotiated (TLS); on
+	 * plain HTTP/1.1 it would serialise the first wave behind one connection */
+	if (strncasecmp(r->url, "https:", 6) == 0)
+		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, f->o.timeout_ms);
