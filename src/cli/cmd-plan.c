@@ -6,7 +6,10 @@
  * Stdout gets a complete plan or nothing: the whole text is formatted first
  * and written once, after every step has succeeded.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "cli.h"
@@ -75,6 +78,39 @@ static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 	}
 }
 
+/*
+ * the uv exclusions file (--excludes / UV_EXCLUDE): one name a line, for
+ * what must never be installed - CUDA-only projects and projects that would
+ * overwrite a protected module - from the plan and from the resolution
+ */
+static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan,
+			  const struct rr_resolution *res)
+{
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	RR_AUTOFREE char *tmp = rr_xasprintf("%s.tmp.%ld", cli->uv_excludes, (long)getpid());
+	FILE *f;
+
+	rr_strbuf_adds(&text, "# written by rocm-resolve: packages that must never be installed "
+			      "next to the ROCm stack\n");
+	for (size_t i = 0; i < plan->ndecisions; i++) {
+		const struct rr_decision *d = &plan->decisions[i];
+		if (d->action == RR_ACT_STRIP && d->name &&
+		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
+		    !strstr(text.buf, d->name))
+			rr_strbuf_addf(&text, "%s\n", d->name);
+	}
+	for (size_t i = 0; i < res->nexcludes; i++)
+		rr_strbuf_addf(&text, "%s\n", res->excludes[i]);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text.buf, f) == EOF || fclose(f) != 0 || rename(tmp, cli->uv_excludes)) {
+		fprintf(stderr, "rocm-resolve: error: cannot write '%s': %s\n", cli->uv_excludes,
+			strerror(errno));
+		unlink(tmp);
+		return RR_EXIT_ENV;
+	}
+	return -1;
+}
+
 int cmd_plan(struct rr_cli *cli)
 {
 	struct rr_session s;
@@ -97,8 +133,12 @@ int cmd_plan(struct rr_cli *cli)
 					plan->decisions[i].source, plan->decisions[i].requirement);
 				status = RR_EXIT_NO;
 			}
+		if (status < 0 && cli->uv_excludes)
+			status = write_excludes(cli, plan, &res);
 		if (status < 0) {
-			if (cli->format == RR_FORMAT_JSON)
+			if (cli->lock && !cli->no_index)
+				rr_plan_format_lock(plan, &res, &out);
+			else if (cli->format == RR_FORMAT_JSON)
 				rr_plan_format_json(plan, &out);
 			else
 				rr_plan_format_text(plan, &out);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rocm-resolve/plan.h"
+#include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
 
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
@@ -170,5 +171,34 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		if (d->breaks_stack)
 			rr_strbuf_addf(out, "%s: %s%s: %s\n", d->source, d->constraint ? "-c " : "",
 				       d->requirement, d->why);
+	}
+}
+
+void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
+			 struct rr_strbuf *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < res->nlocked; i++)
+		n += !res->locked[i].fixed && res->locked[i].url;
+	rr_strbuf_addf(out, "# rocm-resolve %s lock for %s: %zu packages to install\n", RR_VERSION,
+		       p->venv, n);
+	rr_strbuf_adds(out, "# install with: uv pip install --no-deps --require-hashes -r -\n");
+	for (size_t i = 0; i < res->nlocked; i++) {
+		const struct rr_locked *l = &res->locked[i];
+		if (l->fixed)
+			rr_strbuf_addf(out, "# %s==%s  (protected ROCm build, installed)\n", l->name,
+				       l->version);
+		else if (!l->url)
+			rr_strbuf_addf(out, "# %s==%s  (installed, kept)\n", l->name, l->version);
+	}
+	for (size_t i = 0; i < res->nlocked; i++) {
+		const struct rr_locked *l = &res->locked[i];
+		if (l->fixed || !l->url)
+			continue;
+		rr_strbuf_addf(out, "%s==%s", l->name, l->version);
+		if (l->sha256)
+			rr_strbuf_addf(out, " \\\n    --hash=sha256:%s", l->sha256);
+		rr_strbuf_addch(out, '\n');
 	}
 }
