@@ -32,7 +32,6 @@ static int teardown(void **state)
 
 static void test_default_loads(void **state)
 {
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 	struct rr_policy *p = rr_policy_new();
 	rr_error e = RR_ERROR_INIT;
 	const char *src = getenv("RR_SRCDIR");

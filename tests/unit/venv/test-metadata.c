@@ -76,7 +76,7 @@ static void expect_error(const char *t, unsigned line, unsigned col, const char 
 	rr_error e = RR_ERROR_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 
-	assert_int_equal(rr_metadata_parse(t, strlen(t) + (strchr(t, '@') ? 0 : 0), "M", &m, &e),
+	assert_int_equal(rr_metadata_parse(t, strlen(t), "M", &m, &e),
 			 RR_E_PARSE);
 	assert_null(m.name);
 	rr_error_format(&e, &sb);
