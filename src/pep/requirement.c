@@ -449,7 +449,7 @@ static rr_err parse_marker_part(struct rr_lex *lx, struct rr_requirement *r, con
 static rr_err parse_req(const char *s, size_t n, struct rr_requirement *r, rr_error *err)
 {
 	struct rr_lex lx = {s, n, 0};
-	size_t e;
+	size_t e, url_at = 0;
 	rr_err rc;
 
 	rr_lex_ws(&lx);
@@ -472,9 +472,8 @@ static rr_err parse_req(const char *s, size_t n, struct rr_requirement *r, rr_er
 			lx.pos++;
 		if (lx.pos == ub)
 			return rr_lex_fail(err, ub, "expected URL after '@'");
-		if (!url_ok(s + ub, lx.pos - ub))
-			return rr_lex_fail(err, ub, "invalid URL '%.*s'", (int)(lx.pos - ub), s + ub);
 		r->url = rr_xstrndup(s + ub, lx.pos - ub);
+		url_at = ub;
 		if (!rr_lex_end(&lx)) {
 			/* the URL token ends at a blank, so a blank is what follows */
 			rr_lex_ws(&lx);
@@ -523,6 +522,9 @@ static rr_err parse_req(const char *s, size_t n, struct rr_requirement *r, rr_er
 	}
 	if (!rr_lex_end(&lx))
 		return rr_lex_fail(err, lx.pos, "expected 'and', 'or' or end of marker");
+	/* Requirement() looks at the URL only once the whole line has parsed */
+	if (r->url && !url_ok(r->url, strlen(r->url)))
+		return rr_lex_fail(err, url_at, "invalid URL '%s'", r->url);
 	return RR_OK;
 }
 

@@ -318,6 +318,11 @@ FIXED_REQS = [
 def main():
     driver = sys.argv[1]
     corpus = sys.argv[2] if len(sys.argv) > 2 else None
+    # worktrees have no ../shared; fall back to the machine's copy
+    for cand in (corpus, "/work/shared/corpus"):
+        if cand and os.path.isdir(cand):
+            corpus = cand
+            break
     rnd = random.Random(508)
     envs = environments()
     # queries: (kind, line, expected)
