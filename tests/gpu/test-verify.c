@@ -502,6 +502,13 @@ static void test_integrity_ok(void **state)
 	r = integrity("ok", NULL, 0);
 	EXPECT(r, 0, RR_VERDICT_SKIP, "no protected distributions");
 	rr_verify_report_free(r);
+
+	/* a protected dist found without a dist-info (the CLI passes NULL) is named, not fatal */
+	abs[0] = (struct rr_verify_dist){"torch", NULL, NULL};
+	r = integrity("ok", abs, 1);
+	EXPECT(r, 0, RR_VERDICT_SKIP, "no protected distribution has a RECORD");
+	DETAIL(r, 0, "torch : no .dist-info, not checked");
+	rr_verify_report_free(r);
 }
 
 static void test_integrity_clobbered(void **state)
