@@ -423,9 +423,11 @@ static void backtrack(struct pg_solver *s, uint32_t level)
 
 /* ---- conflict resolution ---------------------------------------------- */
 
+/* "root is not selected" itself is resolved once more, to blame its cause */
 static bool is_terminal(const struct pg_inc *in)
 {
-	return in->nterms == 0 || (in->nterms == 1 && in->terms[0].pkg == PG_ROOT);
+	return in->nterms == 0 ||
+	       (in->nterms == 1 && in->terms[0].pkg == PG_ROOT && in->kind != PG_K_ROOT);
 }
 
 /*
@@ -993,8 +995,20 @@ static void rep_part(struct pg_report *r, uint32_t id)
 		fmt_external(r->s, &r->s->incs[id], r->out);
 }
 
+static bool is_root_fact(const struct pg_solver *s, uint32_t id)
+{
+	const struct pg_inc *in = &s->incs[id];
+	return in->kind != PG_K_DERIVED && in->nterms && in->terms[0].pkg == PG_ROOT;
+}
+
 static void rep_line(struct pg_report *r, const char *lead, uint32_t a, int64_t b, uint32_t concl)
 {
+	/* a person reads from the request outwards: root requirements first */
+	if (b >= 0 && is_root_fact(r->s, (uint32_t)b) && !is_root_fact(r->s, a)) {
+		uint32_t t = a;
+		a = (uint32_t)b;
+		b = t;
+	}
 	rep_begin(r);
 	rr_strbuf_adds(r->out, lead);
 	rep_part(r, a);
@@ -1096,9 +1110,17 @@ void pg_explain(const struct pg_solver *s, struct rr_strbuf *out)
 	if (s->failure < 0)
 		return;
 	f = (uint32_t)s->failure;
+	/* "the request must be satisfied" goes without saying */
+	while (is_derived(s, f) && (s->incs[s->incs[f].cause1].kind == PG_K_ROOT ||
+				    s->incs[s->incs[f].cause2].kind == PG_K_ROOT))
+		f = s->incs[s->incs[f].cause1].kind == PG_K_ROOT ? s->incs[f].cause2
+								 : s->incs[f].cause1;
 	if (!is_derived(s, f)) {
 		rep_begin(&r);
+		rr_strbuf_adds(out, "Because ");
 		fmt_external(s, &s->incs[f], out);
+		rr_strbuf_adds(out, ", ");
+		fmt_terms(s, &s->incs[f], out);
 		rr_strbuf_adds(out, ".");
 		return;
 	}

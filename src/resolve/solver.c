@@ -452,7 +452,17 @@ static rr_err add_requirement(struct rs *r, uint32_t pkg, uint32_t cand,
 		}
 	}
 	{
-		RR_AUTOFREE char *why = any ? NULL : nomatch_reason(r, t);
+		RR_AUTOFREE char *why = NULL;
+		if (!any) {
+			bool yanked = false;
+			for (size_t i = 0; i < t->n && !yanked; i++)
+				yanked = t->cands[i]->yanked &&
+					 rr_specset_contains(&req->spec, &t->cands[i]->version,
+							     RR_PRE_POLICY_ALLOW);
+			why = yanked && t->kind == RS_PLAIN
+				      ? rr_xasprintf("the matching versions of %s are yanked", t->key)
+				      : nomatch_reason(r, t);
+		}
 		edge(r, pkg, cand, target, set, tag, origin, text, why);
 	}
 	for (size_t e = 0; e < req->nextras && any; e++) {
