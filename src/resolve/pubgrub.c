@@ -82,6 +82,7 @@ struct pg_solver {
 	uint32_t *stack;
 	size_t nstack;
 	size_t capstack;
+	int32_t *reason; /* per package: the first positive derivation's cause, after success */
 };
 
 /* ---- arena ------------------------------------------------------------ */
@@ -219,6 +220,7 @@ struct pg_solver *pg_free(struct pg_solver *s)
 	free(s->incs);
 	free(s->log);
 	free(s->stack);
+	free(s->reason);
 	free(s);
 	return NULL;
 }
@@ -747,6 +749,16 @@ rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
 		}
 		p->decided = v;
 	}
+	/* one pass over the log answers every later pg_reason */
+	s->reason = rr_xmalloc(s->npkgs * sizeof(*s->reason));
+	for (size_t i = 0; i < s->npkgs; i++)
+		s->reason[i] = -1;
+	for (size_t i = 0; i < s->nlog; i++) {
+		const struct pg_assign *as = &s->log[i];
+		if (as->cause >= 0 && s->reason[as->pkg] < 0 &&
+		    !pg_set_has(as->set, s->pkgs[as->pkg].ncand))
+			s->reason[as->pkg] = as->cause;
+	}
 	*ok = true;
 	return RR_OK;
 }
@@ -766,29 +778,19 @@ bool pg_reason(const struct pg_solver *s, uint32_t pkg, uint32_t *parent, const 
 {
 	const struct pg_pkg *p = &s->pkgs[pkg];
 
-	if (p->decided < 0)
+	if (p->decided < 0 || !s->reason || s->reason[pkg] < 0)
 		return false;
-	for (size_t i = 0; i < s->nlog; i++) {
-		const struct pg_assign *as = &s->log[i];
-		const struct pg_inc *in;
-		if (as->pkg != pkg || as->cause < 0 || pg_set_has(as->set, p->ncand))
-			continue;
-		in = &s->incs[as->cause];
-		/* the first positive derivation of pkg; its other term is the dependent */
-		for (uint32_t t = 0; t < in->nterms; t++) {
-			if (in->terms[t].pkg == pkg)
-				continue;
-			*parent = in->terms[t].pkg;
-			*origin = in->o;
-			*a = in->a;
-			return true;
-		}
+	{
+		const struct pg_inc *in = &s->incs[s->reason[pkg]];
+		/* the other term of that dependency is the dependent */
 		*parent = PG_ROOT;
+		for (uint32_t t = 0; t < in->nterms; t++)
+			if (in->terms[t].pkg != pkg)
+				*parent = in->terms[t].pkg;
 		*origin = in->o;
 		*a = in->a;
 		return true;
 	}
-	return false;
 }
 
 /* ---- explanation ------------------------------------------------------ */

@@ -587,16 +587,22 @@ static int cmp_solved(const void *a, const void *b)
 static char *why_chain(const struct rs *r, uint32_t pkg)
 {
 	struct rr_strbuf sb = RR_STRBUF_INIT;
-	char *parts[32];
+	char *parts[8];
 	size_t n = 0;
 	uint32_t cur = pkg;
+	bool cut = false;
 
-	while (n < RR_ARRAY_LEN(parts)) {
+	/* the last hops tell most; a long chain starts with "..." */
+	for (;;) {
 		uint32_t parent;
 		const char *origin;
 		const char *text;
 		if (!pg_reason(r->pg, cur, &parent, &origin, &text))
 			break;
+		if (n == RR_ARRAY_LEN(parts)) {
+			cut = true;
+			break;
+		}
 		if (parent == PG_ROOT) {
 			parts[n++] = rr_xasprintf("%s requires %s", origin ? origin : "the request",
 						  text ? text : "?");
@@ -607,6 +613,8 @@ static char *why_chain(const struct rs *r, uint32_t pkg)
 					  text ? text : "?");
 		cur = parent;
 	}
+	if (cut)
+		rr_strbuf_adds(&sb, "...; ");
 	while (n) {
 		rr_strbuf_adds(&sb, parts[--n]);
 		free(parts[n]);
