@@ -1159,12 +1159,10 @@ static rr_err parse_text(struct rf *rf, rr_error *err)
 	bool pending = false;
 	rr_err rc = RR_OK;
 
-	rc = check_text(rf, err);
-	if (rc)
-		goto out;
-	/* physical lines (an empty text still has none to process) */
+	/* physical lines first: even an encoding error needs its line and column */
 	split_lines(rf);
-	if (rf->len == 0)
+	rc = check_text(rf, err);
+	if (rc || rf->len == 0)
 		goto out;
 	for (size_t i = 0; i < rf->nlines && !rc; i++) {
 		const char *l = rf->text + rf->lstart[i];

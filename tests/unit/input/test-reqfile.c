@@ -260,6 +260,11 @@ static void test_error_columns(void **state)
 	assert_int_equal(parse_str(&set, "o.txt", "--index-url 'https://x\n", &err), RR_E_PARSE);
 	assert_int_equal(err.col, 13);
 	rr_reqset_release(&set);
+	/* bytes that are not UTF-8 are reported where they are (found by fuzz-reqfile) */
+	assert_int_equal(parse_str(&set, "u.txt", "ok\ntorch\xcd\xcd==1\n", &err), RR_E_PARSE);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.col, 6);
+	rr_reqset_release(&set);
 	rr_error_release(&err);
 }
 
