@@ -215,6 +215,10 @@ static void ll_reset(struct lline *ll)
 /* keep bytes [a, b) */
 static void ll_slice(struct lline *ll, size_t a, size_t b)
 {
+	if (a == b) { /* also covers an empty first line, before map exists */
+		rr_strbuf_setlen(&ll->s, 0);
+		return;
+	}
 	memmove(ll->map, ll->map + a, (b - a) * sizeof(*ll->map));
 	memmove(ll->s.buf, ll->s.buf + a, b - a);
 	rr_strbuf_setlen(&ll->s, b - a);
