@@ -27,6 +27,7 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 	struct rr_venv_opts vo = {0};
 	rr_error err = RR_ERROR_INIT;
 	struct rr_input_sel sel = {0};
+	RR_AUTOFREE char *abs = NULL;
 	rr_err rc;
 
 	memset(s, 0, sizeof(*s));
@@ -55,7 +56,9 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 		s->have_reqs = true;
 	}
 	vo.sysroot = getenv("RR_SYSROOT");
-	rc = rr_venv_load(rr_session_venv_path(cli), &vo, &s->venv, &err);
+	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
+	abs = realpath(rr_session_venv_path(cli), NULL);
+	rc = rr_venv_load(abs ? abs : rr_session_venv_path(cli), &vo, &s->venv, &err);
 	if (rc) {
 		if (rc != RR_E_ENV)
 			rc = RR_E_ENV;
