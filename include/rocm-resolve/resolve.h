@@ -62,7 +62,7 @@ struct rr_fixed {
 	size_t nrequires;
 };
 
-struct rr_clash {
+struct rr_clash_member {
 	const char *key;
 	const char *group; /* import package name, "triton" */
 };
@@ -83,10 +83,19 @@ struct rr_resolve_request {
 	size_t nconstraints;
 	const struct rr_fixed *fixed;
 	size_t nfixed;
-	const struct rr_clash *clashes;
+	const struct rr_clash_member *clashes;
 	size_t nclashes;
 	const struct rr_forbidden *forbidden;
 	size_t nforbidden;
+	/*
+	 * optional callbacks for names not listed above (policy patterns match
+	 * names the resolver only meets on the way): the reason key is
+	 * forbidden, and the key of the fixed package key clashes with; NULL
+	 * for none. Returned strings must outlive the resolve.
+	 */
+	const char *(*forbidden_fn)(void *ctx, const char *key);
+	const char *(*clash_fn)(void *ctx, const char *key);
+	void *callback_ctx;
 	const struct rr_marker_env *env; /* NULL: rr_marker_env_init defaults */
 	unsigned flags;
 	size_t max_steps; /* decisions before giving up with RR_E_LIMIT; 0 = 100000 */

@@ -22,7 +22,7 @@ struct rs_pkg {
 	uint32_t base;
 	enum rs_kind kind;
 	const struct rr_fixed *fixed;
-	const struct rr_forbidden *forbidden;
+	const char *forbidden; /* reason, NULL when allowed */
 	const struct rr_candidate **cands; /* sorted ascending */
 	const char **vtext;
 	size_t n;
@@ -77,13 +77,13 @@ static const struct rr_fixed *find_fixed(const struct rr_resolve_request *rq, co
 	return NULL;
 }
 
-static const struct rr_forbidden *find_forbidden(const struct rr_resolve_request *rq,
-						 const char *key)
+/* why key may not be installed, or NULL: the request's list first, then its callback */
+static const char *find_forbidden(const struct rr_resolve_request *rq, const char *key)
 {
 	for (size_t i = 0; i < rq->nforbidden; i++)
 		if (!strcmp(rq->forbidden[i].key, key))
-			return &rq->forbidden[i];
-	return NULL;
+			return rq->forbidden[i].reason ? rq->forbidden[i].reason : "policy";
+	return rq->forbidden_fn ? rq->forbidden_fn(rq->callback_ctx, key) : NULL;
 }
 
 /* the fixed member of key's clash group, when that is another package */
@@ -100,6 +100,12 @@ static const struct rr_fixed *clash_fixed(const struct rr_resolve_request *rq, c
 			if (f && strcmp(f->key, key))
 				return f;
 		}
+	}
+	if (rq->clash_fn) {
+		const char *other = rq->clash_fn(rq->callback_ctx, key);
+		const struct rr_fixed *f = other ? find_fixed(rq, other) : NULL;
+		if (f && strcmp(f->key, key))
+			return f;
 	}
 	return NULL;
 }
@@ -341,8 +347,7 @@ static char *nomatch_reason(const struct rs *r, const struct rs_pkg *p)
 		return rr_xasprintf("%s is fixed at %s (%s)", p->key, p->fixed->version,
 				    p->fixed->reason ? p->fixed->reason : "protected");
 	case RS_FORBIDDEN:
-		return rr_xasprintf("%s is forbidden (%s)", p->key,
-				    p->forbidden->reason ? p->forbidden->reason : "policy");
+		return rr_xasprintf("%s is forbidden (%s)", p->key, p->forbidden);
 	case RS_UNKNOWN:
 		return rr_xasprintf("%s is not in the index", p->key);
 	case RS_PLAIN:

@@ -165,7 +165,7 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 	char **corigins = rr_xcalloc(q->constraints.n + 1, sizeof(*corigins));
 	struct rr_fixed *fixed = rr_xcalloc(sc->fixed.n / 3 + 1, sizeof(*fixed));
 	struct rr_forbidden *forbid = rr_xcalloc(sc->forbid.n / 2 + 1, sizeof(*forbid));
-	struct rr_clash *clash = rr_xcalloc(sc->clash.n / 2 + 1, sizeof(*clash));
+	struct rr_clash_member *clash = rr_xcalloc(sc->clash.n / 2 + 1, sizeof(*clash));
 	struct rr_resolve_request rq;
 	struct rr_provider prov;
 	struct strv actual = {NULL, 0, 0};

@@ -1,0 +1,254 @@
+/*
+ * cache.c - on-disk HTTP cache.
+ *
+ * One file per (accept class, URL): <dir>/http-v1/<k0k1>/<sha256 hex>, where the
+ * key hashes the class and the credential-free URL. The file is a short
+ * "name: value" header block (status, etag, last-modified, content-type, the
+ * time it was stored, max-age, no-cache, body length and body sha256), a blank
+ * line, then the body. Keeping headers and body in one file makes replacing
+ * an entry a single rename(2): writers fill a temp file in the same directory,
+ * fsync it and rename it over the old one, so concurrent readers see either
+ * the old or the new entry, never a mix. The length and checksum make a
+ * reader reject anything damaged (a disk that lied about fsync) as a miss.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index/index-private.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/util.h"
+
+#define CACHE_MAX_ENTRY (1ull << 31)
+
+void rr_cache_entry_release(struct rr_cache_entry *e)
+{
+	e->etag = rr_free(e->etag);
+	e->last_modified = rr_free(e->last_modified);
+	e->content_type = rr_free(e->content_type);
+	e->url = rr_free(e->url);
+	e->final_url = rr_free(e->final_url);
+	rr_strbuf_release(&e->body);
+}
+
+char *rr_cache_path(const char *dir, const char *klass, const char *url)
+{
+	struct rr_sha256 h;
+	unsigned char d[32];
+	char hex[65];
+
+	rr_sha256_init(&h);
+	rr_sha256_update(&h, klass, strlen(klass));
+	rr_sha256_update(&h, "\n", 1);
+	rr_sha256_update(&h, url, strlen(url));
+	rr_sha256_final(&h, d);
+	rr_sha256_digest_to_hex(d, hex);
+	return rr_xasprintf("%s/http-v1/%.2s/%s", dir, hex, hex);
+}
+
+void rr_cache_control_parse(const char *cc, long long *max_age, bool *no_store, bool *no_cache)
+{
+	const char *p = cc;
+
+	*max_age = -1;
+	*no_store = false;
+	*no_cache = false;
+	while (p && *p) {
+		size_t n;
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		n = strcspn(p, ",");
+		if (n >= 8 && strncasecmp(p, "no-store", 8) == 0 && (n == 8 || p[8] == ' '))
+			*no_store = true;
+		else if (n >= 8 && strncasecmp(p, "no-cache", 8) == 0)
+			*no_cache = true;
+		else if (n > 8 && strncasecmp(p, "max-age=", 8) == 0) {
+			char *end;
+			long long v = strtoll(p + 8, &end, 10);
+			if (end != p + 8 && v >= 0)
+				*max_age = v;
+		}
+		p += n;
+	}
+}
+
+bool rr_cache_fresh(const struct rr_cache_entry *e, long long now)
+{
+	if (e->no_cache || e->max_age < 0)
+		return false;
+	return now >= e->stored && now - e->stored < e->max_age;
+}
+
+static void put(struct rr_strbuf *sb, const char *name, const char *v)
+{
+	if (!v)
+		return;
+	rr_strbuf_addf(sb, "%s: ", name);
+	for (; *v; v++)
+		rr_strbuf_addch(sb, *v == '\n' || *v == '\r' ? ' ' : *v);
+	rr_strbuf_addch(sb, '\n');
+}
+
+rr_err rr_cache_parse(const char *data, size_t len, struct rr_cache_entry *e, rr_error *err)
+{
+	struct rr_cache_entry t = {.max_age = -1, .body = RR_STRBUF_INIT};
+	const char *p = data;
+	const char *end = data + len;
+	unsigned long long blen = 0;
+	bool have_len = false;
+	char sha[65] = "";
+	char got[65];
+	static const char magic[] = "rr-cache 1\n";
+
+	if (len < sizeof(magic) - 1 || memcmp(data, magic, sizeof(magic) - 1) != 0)
+		return rr_fail(err, RR_E_DATA, "not a cache entry");
+	p += sizeof(magic) - 1;
+	for (;;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *colon;
+		RR_AUTOFREE char *v = NULL;
+		if (!nl)
+			goto bad;
+		if (nl == p) {
+			p++;
+			break;
+		}
+		colon = memchr(p, ':', (size_t)(nl - p));
+		if (!colon || colon + 1 >= nl || colon[1] != ' ')
+			goto bad;
+		v = rr_xstrndup(colon + 2, (size_t)(nl - colon - 2));
+#define KEY(k) ((size_t)(colon - p) == strlen(k) && memcmp(p, k, strlen(k)) == 0)
+		if (KEY("status"))
+			t.status = strtol(v, NULL, 10);
+		else if (KEY("url"))
+			free(t.url), t.url = RR_STEAL(v);
+		else if (KEY("final-url"))
+			free(t.final_url), t.final_url = RR_STEAL(v);
+		else if (KEY("etag"))
+			free(t.etag), t.etag = RR_STEAL(v);
+		else if (KEY("last-modified"))
+			free(t.last_modified), t.last_modified = RR_STEAL(v);
+		else if (KEY("content-type"))
+			free(t.content_type), t.content_type = RR_STEAL(v);
+		else if (KEY("stored"))
+			t.stored = strtoll(v, NULL, 10);
+		else if (KEY("max-age"))
+			t.max_age = strtoll(v, NULL, 10);
+		else if (KEY("no-cache"))
+			t.no_cache = strcmp(v, "1") == 0;
+		else if (KEY("length"))
+			have_len = rr_parse_u64(v, strlen(v), (uint64_t *)&blen);
+		else if (KEY("sha256") && strlen(v) == 64)
+			memcpy(sha, v, 65);
+#undef KEY
+		p = nl + 1;
+	}
+	if (!have_len || !sha[0] || (unsigned long long)(end - p) != blen)
+		goto bad;
+	rr_sha256_hex(p, blen, got);
+	if (strcmp(got, sha) != 0)
+		goto bad;
+	rr_strbuf_add(&t.body, p, blen);
+	rr_cache_entry_release(e);
+	*e = t;
+	return RR_OK;
+bad:
+	rr_cache_entry_release(&t);
+	return rr_fail(err, RR_E_DATA, "damaged cache entry");
+}
+
+rr_err rr_cache_load(const char *dir, const char *klass, const char *url, struct rr_cache_entry *e,
+		     rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_cache_path(dir, klass, url);
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTO_ERROR rr_error e2 = RR_ERROR_INIT;
+
+	if (rr_strbuf_read_file(&sb, path, CACHE_MAX_ENTRY, &e2) != RR_OK)
+		return rr_fail(err, RR_E_NOTFOUND, "not cached: %s", url);
+	if (rr_cache_parse(sb.buf, sb.len, e, &e2) != RR_OK)
+		return rr_fail(err, RR_E_NOTFOUND, "not cached (%s): %s", e2.msg, url);
+	return RR_OK;
+}
+
+static int mkdir_p(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0755) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_entry *e,
+		      rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_cache_path(dir, klass, e->url);
+	RR_AUTOFREE char *tmp = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	char hex[65];
+	char *slash;
+	int fd;
+	size_t off = 0;
+
+	rr_strbuf_adds(&sb, "rr-cache 1\n");
+	rr_strbuf_addf(&sb, "status: %ld\n", e->status);
+	put(&sb, "url", e->url);
+	put(&sb, "final-url", e->final_url);
+	put(&sb, "etag", e->etag);
+	put(&sb, "last-modified", e->last_modified);
+	put(&sb, "content-type", e->content_type);
+	rr_strbuf_addf(&sb, "stored: %lld\nmax-age: %lld\nno-cache: %d\n", e->stored, e->max_age,
+		       e->no_cache ? 1 : 0);
+	rr_sha256_hex(e->body.buf, e->body.len, hex);
+	rr_strbuf_addf(&sb, "length: %zu\nsha256: %s\n\n", e->body.len, hex);
+	rr_strbuf_add(&sb, e->body.buf, e->body.len);
+
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (mkdir_p(path) != 0)
+		return rr_fail(err, RR_E_IO, "cannot create cache directory '%s': %s", path,
+			       strerror(errno));
+	*slash = '/';
+	tmp = rr_xasprintf("%s.tmp.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", tmp, strerror(errno));
+	while (off < sb.len) {
+		ssize_t w = write(fd, sb.buf + off, sb.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int saved = errno;
+			close(fd);
+			unlink(tmp);
+			return rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(saved));
+		}
+		off += (size_t)w;
+	}
+	/* mkstemp makes 0600; the cache is as readable as any other file of the user */
+	(void)fchmod(fd, 0644);
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		int saved = errno;
+		unlink(tmp);
+		return rr_fail(err, RR_E_IO, "cannot sync '%s': %s", tmp, strerror(saved));
+	}
+	if (rename(tmp, path) != 0) {
+		int saved = errno;
+		unlink(tmp);
+		return rr_fail(err, RR_E_IO, "cannot rename into '%s': %s", path, strerror(saved));
+	}
+	return RR_OK;
+}

@@ -1,0 +1,526 @@
+/*
+ * fetch.c - the one place that speaks libcurl.
+ *
+ * A batch of GETs runs through one multi handle: at most max_parallel
+ * transfers in flight, HTTP/2 multiplexing when the server offers it,
+ * connection reuse across the batch. A transfer that fails in a way a retry
+ * can fix (5xx, 429, dropped connection, truncated body, timeout) is put back
+ * on the queue with exponential backoff. Proxies come from the usual
+ * environment variables (curl's own handling), .netrc is optional, the CA
+ * bundle may be overridden by SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PIP_CERT.
+ * Every message names the URL with its credentials redacted.
+ */
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "index/index-private.h"
+#include "rocm-resolve/util.h"
+
+#define DEFAULT_MAX_BODY (64u << 20)
+
+struct rr_fetcher {
+	struct rr_fetch_opts o;
+	CURLM *multi;
+	CURLSH *share;
+	char *cainfo;
+	size_t transfers;
+};
+
+static bool curl_ready;
+
+struct rr_fetcher *rr_fetcher_new(const struct rr_fetch_opts *o)
+{
+	struct rr_fetcher *f = rr_xcalloc(1, sizeof(*f));
+	const char *envs[] = {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"};
+
+	if (!curl_ready) {
+		/* not thread-safe in old curls; the client is single-threaded anyway */
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_ready = true;
+	}
+	f->o = *o;
+	if (f->o.max_parallel <= 0)
+		f->o.max_parallel = 16;
+	if (f->o.timeout_ms <= 0)
+		f->o.timeout_ms = 30000;
+	if (f->o.retries < 0)
+		f->o.retries = 0;
+	if (f->o.backoff_ms <= 0)
+		f->o.backoff_ms = 100;
+	for (size_t i = 0; i < RR_ARRAY_LEN(envs); i++) {
+		const char *v = getenv(envs[i]);
+		if (v && *v) {
+			f->cainfo = rr_xstrdup(v);
+			break;
+		}
+	}
+	f->multi = curl_multi_init();
+	if (!f->multi)
+		abort();
+	curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)f->o.max_parallel);
+	/* DNS and TLS sessions shared across the batch */
+	f->share = curl_share_init();
+	curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	return f;
+}
+
+struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f)
+{
+	if (!f)
+		return NULL;
+	curl_multi_cleanup(f->multi);
+	curl_share_cleanup(f->share);
+	free(f->cainfo);
+	free(f);
+	return NULL;
+}
+
+size_t rr_fetcher_transfers(const struct rr_fetcher *f)
+{
+	return f->transfers;
+}
+
+void rr_fetch_release(struct rr_fetch *r)
+{
+	rr_error_release(&r->err);
+	rr_strbuf_release(&r->body);
+	r->etag = rr_free(r->etag);
+	r->last_modified = rr_free(r->last_modified);
+	r->cache_control = rr_free(r->cache_control);
+	r->content_type = rr_free(r->content_type);
+	r->effective_url = rr_free(r->effective_url);
+}
+
+/* one slot per request while it runs */
+struct slot {
+	struct rr_fetch *r;
+	CURL *easy;
+	char errbuf[CURL_ERROR_SIZE];
+	bool over_limit;
+	size_t max_body;
+	long long due_ms; /* earliest start (backoff) */
+	bool running;
+	bool done;
+	struct curl_slist *headers;
+	char *redacted;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct slot *s = ud;
+	size_t n = size * nmemb;
+
+	if (s->r->body.len + n > s->max_body) {
+		s->over_limit = true;
+		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
+	}
+	rr_strbuf_add(&s->r->body, p, n);
+	return n;
+}
+
+static void set_header(char **dst, const char *v, size_t n)
+{
+	while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	while (n && (*v == ' ' || *v == '\t'))
+		v++, n--;
+	free(*dst);
+	*dst = rr_xstrndup(v, n);
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct slot *s = ud;
+	size_t n = size * nmemb;
+	struct {
+		const char *name;
+		char **dst;
+	} want[] = {
+		{"etag", &s->r->etag},
+		{"last-modified", &s->r->last_modified},
+		{"cache-control", &s->r->cache_control},
+		{"content-type", &s->r->content_type},
+	};
+
+	if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
+		/* a new response (redirect hop, 100-continue): forget the previous headers */
+		for (size_t i = 0; i < RR_ARRAY_LEN(want); i++)
+			*want[i].dst = rr_free(*want[i].dst);
+		return n;
+	}
+	for (size_t i = 0; i < RR_ARRAY_LEN(want); i++) {
+		size_t k = strlen(want[i].name);
+		if (n > k && p[k] == ':' && strncasecmp(p, want[i].name, k) == 0) {
+			set_header(want[i].dst, p + k + 1, n - k - 1);
+			break;
+		}
+	}
+	return n;
+}
+
+static void setup_easy(struct rr_fetcher *f, struct slot *s)
+{
+	struct rr_fetch *r = s->r;
+	CURL *e = curl_easy_init();
+
+	if (!e)
+		abort();
+	s->easy = e;
+	s->errbuf[0] = '\0';
+	s->over_limit = false;
+	rr_strbuf_reset(&r->body);
+	curl_easy_setopt(e, CURLOPT_URL, r->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, s);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#endif
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	/* waiting to multiplex pays only where HTTP/2 can be negotiated (TLS); on
+	 * plain HTTP/1.1 it would serialise the first wave behind one connection */
+	if (strncasecmp(r->url, "https:", 6) == 0)
+		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, f->o.timeout_ms);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, f->o.timeout_ms < 10000 ? f->o.timeout_ms : 10000L);
+	curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	curl_easy_setopt(e, CURLOPT_SHARE, f->share);
+	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
+	if (f->cainfo)
+		curl_easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
+	if (f->o.user_agent)
+		curl_easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
+	if (r->userpwd) {
+		curl_easy_setopt(e, CURLOPT_USERPWD, r->userpwd);
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+	}
+	if (!s->headers) {
+		char *h;
+		if (r->accept) {
+			h = rr_xasprintf("Accept: %s", r->accept);
+			s->headers = curl_slist_append(s->headers, h);
+			free(h);
+		}
+		if (r->if_none_match) {
+			h = rr_xasprintf("If-None-Match: %s", r->if_none_match);
+			s->headers = curl_slist_append(s->headers, h);
+			free(h);
+		}
+		if (r->if_modified_since) {
+			h = rr_xasprintf("If-Modified-Since: %s", r->if_modified_since);
+			s->headers = curl_slist_append(s->headers, h);
+			free(h);
+		}
+	}
+	if (s->headers)
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->headers);
+	r->attempts++;
+	f->transfers++;
+}
+
+static bool retryable_curl(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+	case CURLE_BAD_CONTENT_ENCODING:
+	case CURLE_WEIRD_SERVER_REPLY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* a transfer finished: decide between done and retry; true when done */
+static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
+{
+	struct rr_fetch *r = s->r;
+	long status = 0;
+	char *eff = NULL;
+	bool retry;
+
+	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
+	r->status = status;
+	free(r->effective_url);
+	r->effective_url = NULL;
+	if (eff)
+		rr_url_split_userinfo(eff, &r->effective_url, NULL);
+	if (rc == CURLE_OK)
+		retry = status >= 500 || status == 429;
+	else
+		retry = !s->over_limit && rc != CURLE_FILESIZE_EXCEEDED && retryable_curl(rc);
+
+	if (retry && r->attempts <= f->o.retries) {
+		long long delay = f->o.backoff_ms << (r->attempts - 1);
+		if (delay > 10000)
+			delay = 10000;
+		s->due_ms = now_ms() + delay;
+		return false;
+	}
+	if (s->over_limit || rc == CURLE_FILESIZE_EXCEEDED) {
+		r->rc = rr_fail(&r->err, RR_E_LIMIT, "%s: response larger than %zu bytes",
+				s->redacted, s->max_body);
+	} else if (rc != CURLE_OK) {
+		r->rc = rr_fail(&r->err, RR_E_NETWORK, "%s: %s (after %d attempt%s)", s->redacted,
+				s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc), r->attempts,
+				r->attempts == 1 ? "" : "s");
+		/* curl's message may quote the URL it was given */
+		if (strchr(r->url, '@')) {
+			char *plain = NULL;
+			char *up = NULL;
+			if (rr_url_split_userinfo(r->url, &plain, &up) && up) {
+				char *m = r->err.msg;
+				char *hit;
+				while ((hit = strstr(m, up)))
+					memset(hit, '*', strlen(up));
+			}
+			free(plain);
+			free(up);
+		}
+	} else if (status >= 500 || status == 429) {
+		r->rc = rr_fail(&r->err, RR_E_HTTP, "%s: HTTP %ld (after %d attempt%s)", s->redacted,
+				status, r->attempts, r->attempts == 1 ? "" : "s");
+	} else {
+		r->rc = RR_OK;
+	}
+	return true;
+}
+
+void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
+{
+	struct slot *slots = rr_xcalloc(n ? n : 1, sizeof(*slots));
+	size_t done = 0;
+	size_t running = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		slots[i].r = &reqs[i];
+		slots[i].max_body = reqs[i].max_body ? reqs[i].max_body : DEFAULT_MAX_BODY;
+		slots[i].redacted = rr_url_redact(reqs[i].url);
+		reqs[i].rc = RR_OK;
+		reqs[i].attempts = 0;
+		rr_strbuf_init(&reqs[i].body);
+	}
+	while (done < n) {
+		long long now = now_ms();
+		long long next_due = -1;
+		int still = 0;
+		CURLMsg *m;
+		int left;
+
+		for (size_t i = 0; i < n && running < (size_t)f->o.max_parallel; i++) {
+			struct slot *s = &slots[i];
+			if (s->done || s->running)
+				continue;
+			if (s->due_ms > now) {
+				if (next_due < 0 || s->due_ms < next_due)
+					next_due = s->due_ms;
+				continue;
+			}
+			setup_easy(f, s);
+			curl_multi_add_handle(f->multi, s->easy);
+			s->running = true;
+			running++;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct slot *s = &slots[i];
+			if (!s->done && !s->running && s->due_ms > now &&
+			    (next_due < 0 || s->due_ms < next_due))
+				next_due = s->due_ms;
+		}
+		curl_multi_perform(f->multi, &still);
+		while ((m = curl_multi_info_read(f->multi, &left))) {
+			struct slot *s = NULL;
+			CURL *e = m->easy_handle;
+			CURLcode rc = m->data.result;
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&s);
+			curl_multi_remove_handle(f->multi, e);
+			s->running = false;
+			running--;
+			if (finish(f, s, rc)) {
+				s->done = true;
+				done++;
+			}
+			curl_easy_cleanup(e);
+			s->easy = NULL;
+		}
+		if (done == n)
+			break;
+		if (running) {
+			int timeout = 1000;
+			if (next_due >= 0) {
+				long long d = next_due - now_ms();
+				timeout = d < 0 ? 0 : d < timeout ? (int)d : timeout;
+			}
+			curl_multi_poll(f->multi, NULL, 0, timeout, NULL);
+		} else if (next_due >= 0) {
+			long long d = next_due - now_ms();
+			if (d > 0) {
+				struct timespec ts = {(time_t)(d / 1000), (long)(d % 1000) * 1000000};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		curl_slist_free_all(slots[i].headers);
+		free(slots[i].redacted);
+	}
+	free(slots);
+}
+
+/* ---- URL helpers (curl's URL API) ---- */
+
+char *rr_url_join(const char *base, const char *ref)
+{
+	CURLU *u = curl_url();
+	char *out = NULL;
+	char *ret = NULL;
+
+	if (curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_URL, ref, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK) {
+		ret = rr_xstrdup(out);
+	}
+	curl_free(out);
+	curl_url_cleanup(u);
+	return ret;
+}
+
+bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd)
+{
+	CURLU *u = curl_url();
+	char *user = NULL;
+	char *pass = NULL;
+	char *out = NULL;
+	bool ok = false;
+
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+		goto done;
+	curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+	curl_url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
+	curl_url_set(u, CURLUPART_USER, NULL, 0);
+	curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+	if (curl_url_get(u, CURLUPART_URL, &out, 0) != CURLUE_OK)
+		goto done;
+	if (ret_userpwd)
+		*ret_userpwd = user ? rr_xasprintf("%s:%s", user, pass ? pass : "") : NULL;
+	if (ret_url)
+		*ret_url = rr_xstrdup(out);
+	ok = true;
+done:
+	curl_free(user);
+	curl_free(pass);
+	curl_free(out);
+	curl_url_cleanup(u);
+	return ok;
+}
+
+char *rr_url_realm(const char *url)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL;
+	char *host = NULL;
+	char *port = NULL;
+	char *ret = NULL;
+
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+		ret = rr_xasprintf("%s://%s:%s", scheme, host, port);
+		for (char *p = ret; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+	}
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return ret;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *rr_url_basename(const char *url)
+{
+	size_t end = strcspn(url, "?#");
+	size_t start = end;
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	while (start > 0 && url[start - 1] != '/')
+		start--;
+	for (size_t i = start; i < end; i++) {
+		int hi, lo;
+		if (url[i] == '%' && i + 2 < end &&
+		    (hi = hexval(url[i + 1])) >= 0 && (lo = hexval(url[i + 2])) >= 0) {
+			rr_strbuf_addch(&sb, (char)(hi * 16 + lo));
+			i += 2;
+		} else {
+			rr_strbuf_addch(&sb, url[i]);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Redaction is textual on purpose: it must work on strings that are not
+ * valid URLs too. Whatever sits between "://" and the last '@' of the
+ * authority is userinfo.
+ */
+char *rr_url_redact(const char *url)
+{
+	const char *auth;
+	const char *end;
+	const char *at = NULL;
+
+	if (!url)
+		return NULL;
+	auth = strstr(url, "://");
+	if (!auth)
+		return rr_xstrdup(url);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return rr_xstrdup(url);
+	return rr_xasprintf("%.*s***@%s", (int)(auth - url), url, at + 1);
+}

@@ -1,0 +1,119 @@
+/*
+ * index-private.h - the pieces of the index layer, shared between its files,
+ * its tests and its fuzz targets. Not part of the public API.
+ *
+ *   fetch.c  the only file that includes <curl/curl.h>: parallel GETs with
+ *            retries, URL joining/redaction via curl's URL API
+ *   cache.c  on-disk HTTP cache, one file per entry, written atomically
+ *   index.c  page parsing (PEP 691 JSON, PEP 503 HTML, JSON API) and the client
+ *   dist.c   the only file that uses libarchive: METADATA / PKG-INFO out of dists
+ */
+#ifndef RR_INDEX_PRIVATE_H
+#define RR_INDEX_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/index.h"
+#include "rocm-resolve/strbuf.h"
+
+/* ---- fetch.c ---- */
+
+struct rr_fetch_opts {
+	long timeout_ms;  /* per attempt */
+	int retries;      /* further attempts after the first */
+	int max_parallel; /* transfers in flight */
+	long backoff_ms;  /* first retry delay; doubles each attempt */
+	const char *user_agent;
+};
+
+struct rr_fetch {
+	/* in */
+	const char *url;      /* without userinfo preferably; any userinfo is used but never shown */
+	const char *userpwd;  /* "user:password" or NULL */
+	const char *accept;   /* NULL: curl's default */
+	const char *if_none_match, *if_modified_since;
+	size_t max_body;      /* 0: 64 MiB */
+	/* out */
+	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
+	rr_error err;
+	long status;
+	struct rr_strbuf body;
+	char *etag, *last_modified, *cache_control, *content_type;
+	char *effective_url;  /* after redirects, userinfo removed */
+	int attempts;
+};
+
+struct rr_fetcher;
+struct rr_fetcher *rr_fetcher_new(const struct rr_fetch_opts *o);
+struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f);
+/* runs all requests, up to max_parallel at once; each gets its own rc/err */
+void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);
+void rr_fetch_release(struct rr_fetch *r);
+size_t rr_fetcher_transfers(const struct rr_fetcher *f);
+
+/* resolve ref against base (RFC 3986); NULL when either is not a URL */
+char *rr_url_join(const char *base, const char *ref);
+/* split off "user:password" (NULL when none); *ret_url is the URL without it */
+bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd);
+/* "scheme://host:port" (lowercase), the realm credentials apply to; NULL on garbage */
+char *rr_url_realm(const char *url);
+/* percent-decode the last path segment of url (no query, no fragment) */
+char *rr_url_basename(const char *url);
+
+/* ---- cache.c ---- */
+
+struct rr_cache_entry {
+	long status;
+	char *etag, *last_modified, *content_type, *url;
+	char *final_url;   /* after redirects: relative links resolve against it */
+	long long stored;  /* unix time the response was (re)validated */
+	long long max_age; /* -1: none given */
+	bool no_cache;     /* must revalidate before each use */
+	struct rr_strbuf body;
+};
+
+void rr_cache_entry_release(struct rr_cache_entry *e);
+/* the path of the entry for (klass, url) under dir (caller frees) */
+char *rr_cache_path(const char *dir, const char *klass, const char *url);
+/* RR_E_NOTFOUND when absent; a damaged entry is treated as absent */
+rr_err rr_cache_load(const char *dir, const char *klass, const char *url, struct rr_cache_entry *e,
+		     rr_error *err);
+/* atomic: temp file in the same directory, fsync, rename */
+rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_entry *e,
+		      rr_error *err);
+bool rr_cache_fresh(const struct rr_cache_entry *e, long long now);
+void rr_cache_control_parse(const char *cc, long long *max_age, bool *no_store, bool *no_cache);
+/* parse one entry file's bytes (exported for tests) */
+rr_err rr_cache_parse(const char *data, size_t len, struct rr_cache_entry *e, rr_error *err);
+
+/* ---- index.c: page parsers (from memory; fuzzed) ---- */
+
+/* page_url: where the page came from (relative links resolve against it);
+ * index_url: stored (borrowed) into each file's index_url */
+rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
+			   const char *index_url, struct rr_index_project *out, rr_error *err);
+rr_err rr_index_parse_html(const char *data, size_t len, const char *page_url,
+			   const char *index_url, struct rr_index_project *out, rr_error *err);
+/* the Warehouse JSON API document /pypi/<name>/json */
+rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url,
+			      const char *index_url, struct rr_index_project *out, rr_error *err);
+void rr_index_project_release(struct rr_index_project *p);
+/* PEP 503: lowercase, runs of -_. become one '-' (caller frees) */
+char *rr_index_normalize(const char *name);
+
+/* ---- dist.c ---- */
+
+/* the *.dist-info/METADATA member of a wheel in memory; RR_E_ARCHIVE on garbage */
+rr_err rr_dist_wheel_metadata(const void *data, size_t len, const char *filename,
+			      struct rr_strbuf *out, rr_error *err);
+/* the top-level PKG-INFO of an sdist (.tar.gz / .zip) in memory */
+rr_err rr_dist_sdist_pkginfo(const void *data, size_t len, const char *filename,
+			     struct rr_strbuf *out, rr_error *err);
+/* PEP 643: true when PKG-INFO can be trusted (Metadata-Version >= 2.2 and
+ * Requires-Dist, Requires-Python, Provides-Extra not Dynamic); *why says why not */
+bool rr_dist_pkginfo_static(const char *text, size_t len, const char **why);
+
+#endif

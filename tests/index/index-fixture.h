@@ -1,0 +1,27 @@
+/*
+ * index-fixture.h - start the fixture package index (tests/index/serve.py) for a test.
+ *
+ *   char *url;
+ *   pid_t pid = rr_test_index_start(NULL, &url);   NULL: fixtures/index/world.txt
+ *   ... index URLs are url + "/simple", url + "/whl/cu121", url + "/whl/rocm6.4",
+ *       url + "/private/simple"; fault prefixes: see serve.py ...
+ *   rr_test_index_stop(pid); free(url);
+ *
+ * The server dies with the test process (PR_SET_PDEATHSIG). Paths resolve
+ * against $RR_SRCDIR (set by meson for every test).
+ * Meson: dependencies: [index_fixture_dep] (declared in tests/unit/index/meson.build,
+ * which is read before every other test directory).
+ */
+#ifndef RR_TEST_INDEX_FIXTURE_H
+#define RR_TEST_INDEX_FIXTURE_H
+
+#include <sys/types.h>
+
+/* returns the server's pid, or -1 (with a message on stderr) */
+pid_t rr_test_index_start(const char *world, char **ret_url);
+void rr_test_index_stop(pid_t pid);
+/* requests the server has answered since start or the last reset (-1 on error) */
+long rr_test_index_requests(const char *url);
+void rr_test_index_reset(const char *url);
+
+#endif

@@ -1,0 +1,541 @@
+#!/usr/bin/python3
+"""Fixture package index for rocm-resolve tests (Python stdlib only).
+
+    tests/index/serve.py --world fixtures/index/world.txt [--port N] [--port-file F]
+
+Builds real wheels (zip: METADATA, WHEEL, RECORD, a module) and sdists (tar.gz
+with PKG-INFO) in memory from the world description, then serves on 127.0.0.1:
+PEP 691 JSON and PEP 503 HTML by Accept negotiation, PEP 658/714 .metadata
+files, the Warehouse JSON API (/pypi/<name>/json), ETags with 304 and
+Cache-Control. Prints the base URL (http://127.0.0.1:PORT) on stdout once
+listening.
+
+Path prefixes change behaviour per request (they stack, outermost first):
+  /_fault/latency/<ms>/...    sleep before answering
+  /_fault/5xx/<n>/...         the first n requests for this path get 503
+  /_fault/always5xx/...       always 503
+  /_fault/drop/<n>/...        the first n requests: connection closed, no answer
+  /_fault/trunc/<n>/...       the first n requests: half the body, then close
+  /_fault/badjson/...         JSON bodies are malformed
+  /_fault/ctype/...           Content-Type: application/octet-stream
+  /_fault/nometa/...          .metadata files answer 404
+  /_fault/nocache/...         Cache-Control: no-cache on pages
+  /_fault/corrupt/...         files and .metadata bodies have one byte changed
+  /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
+Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
+"""
+import argparse
+import base64
+import hashlib
+import html
+import io
+import json
+import re
+import socket
+import sys
+import tarfile
+import threading
+import time
+import urllib.parse
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FIXED_DATE = (2024, 1, 1, 0, 0, 0)
+LAST_MODIFIED = "Mon, 01 Jan 2024 00:00:00 GMT"
+UPLOAD_TIME = "2024-01-01T00:00:00.000000Z"
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def escape_name(name):
+    """wheel/sdist filename form of a name"""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+class Release:
+    def __init__(self, index, name, version):
+        self.index, self.name, self.version = index, name, version
+        self.pyr = None
+        self.wheels = []
+        self.sdist = None
+        self.reqs = []
+        self.extras = []
+        self.yanked = None
+        self.flags = set()
+
+
+class Index:
+    def __init__(self, name, mount, flavour, options):
+        self.name, self.mount, self.flavour = name, mount, flavour
+        self.options = set(options)
+        self.projects = {}  # normalized -> [Release]
+        self.files = {}  # filename -> (bytes, release, dist-metadata bytes or None)
+
+
+def parse_world(path):
+    indexes = {}
+    cur_idx = None
+    rel = None
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            m = re.match(r"=(\w+):\s*(.*)$", line)
+            if not m:
+                sys.exit(f"{path}:{lineno}: expected '=Tag: value'")
+            tag, val = m.group(1), m.group(2).strip()
+            if tag == "Index":
+                parts = val.split()
+                indexes[parts[0]] = Index(parts[0], parts[1], parts[2], parts[3:])
+            elif tag == "Idx":
+                cur_idx = indexes[val]
+            elif tag == "Pkg":
+                name, version = val.split()
+                rel = Release(cur_idx, name, version)
+                rel.wheels = ["py3-none-any"]
+                cur_idx.projects.setdefault(normalize(name), []).append(rel)
+            elif tag == "Pyr":
+                rel.pyr = val
+            elif tag == "Whl":
+                rel.wheels = [] if val == "-" else val.split()
+            elif tag == "Src":
+                rel.sdist = val
+            elif tag == "Req":
+                rel.reqs.append(val)
+            elif tag == "Ext":
+                rel.extras.append(val)
+            elif tag == "Ynk":
+                rel.yanked = val
+            elif tag == "Flg":
+                rel.flags.update(val.split())
+            else:
+                sys.exit(f"{path}:{lineno}: unknown tag '={tag}:'")
+    return indexes
+
+
+def metadata_text(rel, version="2.1", dynamic=False):
+    lines = [f"Metadata-Version: {version}", f"Name: {rel.name}", f"Version: {rel.version}",
+             f"Summary: fixture release of {rel.name} for rocm-resolve tests"]
+    if dynamic:
+        lines.append("Dynamic: Requires-Dist")
+    if rel.pyr:
+        lines.append(f"Requires-Python: {rel.pyr}")
+    for e in rel.extras:
+        lines.append(f"Provides-Extra: {e}")
+    for r in rel.reqs:
+        lines.append(f"Requires-Dist: {r}")
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def zinfo(name):
+    zi = zipfile.ZipInfo(name, date_time=FIXED_DATE)
+    zi.compress_type = zipfile.ZIP_DEFLATED
+    zi.external_attr = 0o644 << 16
+    return zi
+
+
+def build_wheel(rel, tag):
+    dn = escape_name(rel.name)
+    info = f"{dn}-{rel.version}.dist-info"
+    meta = metadata_text(rel)
+    files = {
+        f"{dn}/__init__.py": f'__version__ = "{rel.version}"\n'.encode(),
+        f"{info}/METADATA": meta,
+        f"{info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: rocm-resolve-fixture\n"
+                          f"Root-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
+                          f"Tag: {tag}\n\n").encode(),
+    }
+    record = []
+    for n, data in files.items():
+        d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{n},sha256={d},{len(data)}")
+    record.append(f"{info}/RECORD,,")
+    files[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for n, data in files.items():
+            z.writestr(zinfo(n), data)
+    return f"{dn}-{rel.version}-{tag}.whl", buf.getvalue(), meta
+
+
+def build_sdist(rel):
+    dn = escape_name(rel.name)
+    top = f"{dn}-{rel.version}"
+    kind = rel.sdist
+    if kind == "static":
+        pkginfo = metadata_text(rel, "2.2")
+    elif kind == "dynamic":
+        pkginfo = metadata_text(rel, "2.2", dynamic=True)
+    else:  # legacy: 2.1, requirements only known to setup.py
+        lines = [f"Metadata-Version: 2.1", f"Name: {rel.name}", f"Version: {rel.version}"]
+        if rel.pyr:
+            lines.append(f"Requires-Python: {rel.pyr}")
+        pkginfo = ("\n".join(lines) + "\n\n").encode()
+    members = {
+        f"{top}/PKG-INFO": pkginfo,
+        f"{top}/setup.py": f"from setuptools import setup\nsetup(install_requires={rel.reqs!r})\n".encode(),
+        f"{top}/pyproject.toml": b'[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
+    }
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for n, data in members.items():
+            ti = tarfile.TarInfo(n)
+            ti.size = len(data)
+            ti.mtime = 1704067200
+            ti.mode = 0o644
+            t.addfile(ti, io.BytesIO(data))
+    import gzip
+    gz = gzip.compress(raw.getvalue(), mtime=0)
+    return f"{top}.tar.gz", gz, pkginfo
+
+
+def build(indexes):
+    for idx in indexes.values():
+        for rels in idx.projects.values():
+            for rel in rels:
+                rel.files = []
+                for tag in rel.wheels:
+                    fn, data, meta = build_wheel(rel, tag)
+                    idx.files[fn] = (data, rel, meta)
+                    rel.files.append(fn)
+                if rel.sdist:
+                    fn, data, meta = build_sdist(rel)
+                    idx.files[fn] = (data, rel, None)
+                    rel.files.append(fn)
+
+
+def sha(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def has_meta(idx, rel, fn):
+    return (fn.endswith(".whl") and "nometa" not in idx.options and "nometa" not in rel.flags)
+
+
+def file_href(idx, fn):
+    q = urllib.parse.quote(fn)
+    if idx.flavour == "pytorch":
+        return idx.mount + q  # root-relative, '+' as %2B
+    return "../../files/" + q  # relative to /<mount>/<project>/
+
+
+def project_json(idx, key, rels):
+    files = []
+    for rel in rels:
+        for fn in rel.files:
+            data, _, meta = idx.files[fn]
+            f = {"filename": fn, "url": file_href(idx, fn), "hashes": {"sha256": sha(data)},
+                 "requires-python": rel.pyr, "size": len(data), "upload-time": UPLOAD_TIME,
+                 "yanked": False if rel.yanked is None else (rel.yanked or True)}
+            if has_meta(idx, rel, fn):
+                f["core-metadata"] = {"sha256": sha(meta)}
+                f["data-dist-info-metadata"] = {"sha256": sha(meta)}
+            else:
+                f["core-metadata"] = False
+                f["data-dist-info-metadata"] = False
+            files.append(f)
+    doc = {"meta": {"api-version": "1.1", "_last-serial": 1}, "name": key,
+           "versions": sorted({r.version for r in rels}), "files": files}
+    return json.dumps(doc, indent=1).encode()
+
+
+def project_html(idx, key, rels):
+    out = ["<!DOCTYPE html>", "<html>", "  <head>",
+           '    <meta name="pypi:repository-version" content="1.1">',
+           f"    <title>Links for {html.escape(key)}</title>", "  </head>", "  <body>",
+           f"    <h1>Links for {html.escape(key)}</h1>"]
+    for rel in rels:
+        for fn in rel.files:
+            data, _, meta = idx.files[fn]
+            attrs = [f'href="{html.escape(file_href(idx, fn))}#sha256={sha(data)}"']
+            if rel.pyr and idx.flavour == "pypi":
+                attrs.append(f'data-requires-python="{html.escape(rel.pyr)}"')
+            if rel.yanked is not None:
+                attrs.append(f'data-yanked="{html.escape(rel.yanked)}"')
+            if has_meta(idx, rel, fn):
+                attrs.append(f'data-dist-info-metadata="sha256={sha(meta)}"')
+                attrs.append(f'data-core-metadata="sha256={sha(meta)}"')
+            out.append(f"    <a {' '.join(attrs)}>{html.escape(fn)}</a><br/>")
+    out += ["  </body>", "</html>", "<!--SERIAL 1-->"]
+    return ("\n".join(out) + "\n").encode()
+
+
+def root_html(idx):
+    out = ["<!DOCTYPE html>", "<html><body>"]
+    for key in sorted(idx.projects):
+        out.append(f'<a href="{key}/">{key}</a>')
+    out.append("</body></html>")
+    return ("\n".join(out) + "\n").encode()
+
+
+def root_json(idx):
+    return json.dumps({"meta": {"api-version": "1.1", "_last-serial": 1},
+                       "projects": [{"name": k, "_last-serial": 1} for k in sorted(idx.projects)]}).encode()
+
+
+def jsonapi(idx, key, rels, base):
+    rel_latest = rels[-1]
+    releases = {}
+    for rel in rels:
+        lst = releases.setdefault(rel.version, [])
+        for fn in rel.files:
+            data, _, _ = idx.files[fn]
+            lst.append({"filename": fn, "url": base + "files/" + urllib.parse.quote(fn),
+                        "digests": {"sha256": sha(data), "md5": hashlib.md5(data).hexdigest()},
+                        "packagetype": "bdist_wheel" if fn.endswith(".whl") else "sdist",
+                        "requires_python": rel.pyr, "size": len(data),
+                        "upload_time": UPLOAD_TIME[:19], "yanked": rel.yanked is not None,
+                        "yanked_reason": rel.yanked or None})
+    info = {"name": rel_latest.name, "version": rel_latest.version,
+            "requires_dist": rel_latest.reqs or None, "requires_python": rel_latest.pyr,
+            "summary": f"fixture release of {rel_latest.name}", "yanked": False, "yanked_reason": None}
+    return json.dumps({"info": info, "last_serial": 1, "releases": releases,
+                       "urls": releases.get(rel_latest.version, []), "vulnerabilities": []}).encode()
+
+
+ACCEPT_OFFERS = ["application/vnd.pypi.simple.v1+json", "application/vnd.pypi.simple.v1+html", "text/html"]
+
+
+def negotiate(accept):
+    if not accept:
+        return "text/html"
+    best, bestq = None, 0.0
+    for part in accept.split(","):
+        bits = [b.strip() for b in part.split(";")]
+        mt, q = bits[0].lower(), 1.0
+        for b in bits[1:]:
+            if b.startswith("q="):
+                try:
+                    q = float(b[2:])
+                except ValueError:
+                    q = 0.0
+        if mt == "application/vnd.pypi.simple.latest+json":
+            mt = "application/vnd.pypi.simple.v1+json"
+        if mt == "application/vnd.pypi.simple.latest+html":
+            mt = "application/vnd.pypi.simple.v1+html"
+        cands = ACCEPT_OFFERS if mt in ("*/*",) else [mt] if mt in ACCEPT_OFFERS else []
+        for c in cands:
+            if q > bestq:
+                best, bestq = c, q
+    return best
+
+
+def corrupt(body, faults):
+    if "corrupt" not in faults or not body:
+        return body
+    b = bytearray(body)
+    b[len(b) // 2] ^= 0x20
+    return bytes(b)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
+class State:
+    def __init__(self, indexes):
+        self.indexes = indexes
+        self.lock = threading.Lock()
+        self.counts = {}
+        self.requests = 0
+
+
+def make_handler(state):
+    class H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "rr-fixture/1"
+
+        def log_message(self, fmt, *args):
+            pass
+
+        def send(self, status, body=b"", ctype="text/plain", headers=(), faults=()):
+            if "ctype" in faults:
+                ctype = "application/octet-stream"
+            etag = '"' + sha(body)[:32] + '"'
+            if status == 200 and self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            if status == 200:
+                self.send_header("ETag", etag)
+                self.send_header("Last-Modified", LAST_MODIFIED)
+            for k, v in headers:
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            if "trunc" in faults:
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            self.wfile.write(body)
+
+        def do_HEAD(self):
+            self.do_GET()
+
+        def do_GET(self):
+            path = urllib.parse.urlsplit(self.path).path
+            if path.startswith("/_control/"):
+                return self.control(path)
+            with state.lock:
+                state.requests += 1
+                n_seen = state.counts.get(path, 0)
+                state.counts[path] = n_seen + 1
+            faults = set()
+            rest = path
+            while True:
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc)/(\d+)(/.*)$", rest)
+                if m:
+                    kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
+                    if kind == "latency":
+                        time.sleep(n / 1000.0)
+                    elif n_seen < n:
+                        faults.add(kind)
+                    continue
+                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt)(/.*)$", rest)
+                if m:
+                    faults.add(m.group(1))
+                    rest = m.group(2)
+                    continue
+                m = re.match(r"/_auth/([^/]+)/([^/]+)(/.*)$", rest)
+                if m:
+                    user, pw, rest = m.group(1), m.group(2), m.group(3)
+                    want = "Basic " + base64.b64encode(f"{user}:{pw}".encode()).decode()
+                    if self.headers.get("Authorization") != want:
+                        return self.send(401, b"unauthorized\n", headers=[
+                            ("WWW-Authenticate", 'Basic realm="fixture"')])
+                    continue
+                break
+            if "drop" in faults:
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            if "5xx" in faults or "always5xx" in faults:
+                return self.send(503, b"service unavailable\n")
+            self.route(rest, faults)
+
+        def control(self, path):
+            if path == "/_control/reset":
+                with state.lock:
+                    state.counts.clear()
+                    state.requests = 0
+            with state.lock:
+                body = json.dumps({"requests": state.requests, "paths": state.counts}).encode()
+            self.send(200, body, "application/json")
+
+        def route(self, path, faults):
+            page_cc = [("Cache-Control", "no-cache" if "nocache" in faults else "max-age=600"),
+                       ("Vary", "Accept"), ("X-PyPI-Last-Serial", "1")]
+            file_cc = [("Cache-Control", "max-age=365000000, immutable")]
+            for idx in state.indexes.values():
+                base_dir = idx.mount[: -len("simple/")] if idx.mount.endswith("simple/") else None
+                # JSON API beside a pypi-flavour /simple/
+                if idx.flavour == "pypi" and base_dir and path.startswith(base_dir + "pypi/"):
+                    m = re.match(r"pypi/([^/]+)/json$", path[len(base_dir):])
+                    if not m:
+                        continue
+                    key = normalize(m.group(1))
+                    if key not in idx.projects:
+                        return self.send(404, b"not found\n", headers=[("Cache-Control", "max-age=900")])
+                    return self.send(200, jsonapi(idx, key, idx.projects[key], base_dir),
+                                     "application/json", [("Cache-Control", "max-age=900")], faults)
+                # files of a pypi-flavour index live in <base>/files/
+                if idx.flavour == "pypi" and base_dir and path.startswith(base_dir + "files/"):
+                    return self.serve_file(idx, urllib.parse.unquote(path[len(base_dir) + 6:]), faults, file_cc)
+                if not path.startswith(idx.mount):
+                    continue
+                sub = path[len(idx.mount):]
+                if sub == "":
+                    if idx.flavour == "pypi" and negotiate(self.headers.get("Accept")) == ACCEPT_OFFERS[0]:
+                        return self.send(200, root_json(idx), ACCEPT_OFFERS[0], page_cc, faults)
+                    return self.send(200, root_html(idx), "text/html", page_cc, faults)
+                if idx.flavour == "pytorch" and "/" not in sub:
+                    return self.serve_file(idx, urllib.parse.unquote(sub), faults, file_cc)
+                m = re.match(r"([^/]+)/?$", sub)
+                if not m:
+                    return self.send(404, b"not found\n")
+                name = m.group(1)
+                key = normalize(name)
+                if name != key or not sub.endswith("/"):
+                    loc = self.path[: len(self.path) - len(sub)] + key + "/"
+                    return self.send(301, b"", headers=[("Location", loc)])
+                rels = idx.projects.get(key)
+                if not rels or all("nosimple" in r.flags for r in rels):
+                    return self.send(404, b"not found\n", headers=[("Cache-Control", "max-age=600")])
+                if idx.flavour == "pytorch":
+                    return self.send(200, project_html(idx, key, rels), "text/html", page_cc, faults)
+                mt = negotiate(self.headers.get("Accept"))
+                if mt is None:
+                    return self.send(406, b"not acceptable\n")
+                if mt == ACCEPT_OFFERS[0]:
+                    body = project_json(idx, key, rels)
+                    if "badjson" in faults:
+                        body = body[: len(body) // 3]
+                    return self.send(200, body, mt, page_cc, faults)
+                return self.send(200, project_html(idx, key, rels), mt, page_cc, faults)
+            self.send(404, b"not found\n")
+
+        def serve_file(self, idx, fn, faults, cc):
+            if fn.endswith(".metadata"):
+                ent = idx.files.get(fn[: -len(".metadata")])
+                if (not ent or not has_meta(idx, ent[1], fn[: -len(".metadata")])
+                        or "nometa" in faults or "lostmeta" in ent[1].flags):
+                    return self.send(404, b"not found\n")
+                return self.send(200, corrupt(ent[2], faults), "application/octet-stream", cc, faults)
+            ent = idx.files.get(fn)
+            if not ent:
+                return self.send(404, b"not found\n")
+            ctype = "application/zip" if fn.endswith(".whl") else "application/x-tar"
+            return self.send(200, corrupt(ent[0], faults), ctype, cc, faults)
+
+    return H
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--world", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--port-file")
+    a = ap.parse_args()
+    indexes = parse_world(a.world)
+    build(indexes)
+    srv = Server(("127.0.0.1", a.port), make_handler(State(indexes)))
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    if a.port_file:
+        with open(a.port_file + ".tmp", "w") as fh:
+            fh.write(f"{srv.server_address[1]}\n")
+        import os
+        os.replace(a.port_file + ".tmp", a.port_file)
+    print(url, flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

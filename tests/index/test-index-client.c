@@ -1,0 +1,582 @@
+/*
+ * The index client against the real fixture server (tests/index/serve.py)
+ * over real libcurl on 127.0.0.1.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index-fixture.h"
+#include "index/index-private.h"
+#include "rocm-resolve/index.h"
+
+static char *base;
+static pid_t server;
+static char cachedir[] = "/tmp/rr-index-test-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	server = rr_test_index_start(NULL, &base);
+	if (server < 0)
+		return -1;
+	return mkdtemp(cachedir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[256];
+	(void)state;
+	rr_test_index_stop(server);
+	free(base);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cachedir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* a client on base+paths, no cache unless dir given */
+static struct rr_index_client *client(const char *dir, int nurls, ...)
+{
+	const char *urls[4];
+	char *owned[4];
+	struct rr_index_opts o = {.index_urls = urls, .nindex_urls = (size_t)nurls,
+				  .cache_dir = dir, .no_cache = dir == NULL};
+	struct rr_index_client *c = NULL;
+	rr_error err = RR_ERROR_INIT;
+	va_list ap;
+
+	va_start(ap, nurls);
+	for (int i = 0; i < nurls; i++) {
+		const char *p = va_arg(ap, const char *);
+		owned[i] = strncmp(p, "http", 4) == 0 ? strdup(p) : rr_xasprintf("%s%s", base, p);
+		urls[i] = owned[i];
+	}
+	va_end(ap);
+	assert_int_equal(rr_index_client_new(&o, &c, &err), RR_OK);
+	for (int i = 0; i < nurls; i++)
+		free(owned[i]);
+	return c;
+}
+
+static struct rr_index_client *client_opts(struct rr_index_opts *o, const char *path)
+{
+	static const char *urls[1];
+	static char buf[512];
+	struct rr_index_client *c = NULL;
+	rr_error err = RR_ERROR_INIT;
+
+	snprintf(buf, sizeof(buf), "%s%s", strncmp(path, "http", 4) == 0 ? "" : base, path);
+	urls[0] = buf;
+	o->index_urls = urls;
+	o->nindex_urls = 1;
+	assert_int_equal(rr_index_client_new(o, &c, &err), RR_OK);
+	return c;
+}
+
+static const struct rr_index_file *find_file(const struct rr_index_project *p, const char *fn)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (strcmp(p->files[i].filename, fn) == 0)
+			return &p->files[i];
+	fail_msg("no file %s", fn);
+	return NULL;
+}
+
+static void test_json_page(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	const struct rr_index_file *f;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	/* any spelling: the URL carries the normalised name */
+	assert_int_equal(rr_index_get_project(c, "Torch", &p, &err), RR_OK);
+	assert_string_equal(p->key, "torch");
+	assert_int_equal(p->nfiles, 14);
+	f = find_file(p, "torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+	assert_string_equal(f->version, "2.8.0");
+	assert_true(f->size > 0); /* PEP 700 size: only the JSON form has it */
+	assert_true(f->has_metadata);
+	assert_non_null(f->metadata_sha256);
+	assert_non_null(f->sha256);
+	assert_string_equal(f->requires_python, ">=3.9.0");
+	assert_true(rr_str_endswith(f->url, "/files/torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64.whl"));
+	assert_null(strstr(f->url, ".."));
+	assert_int_equal(rr_index_get_project(c, "typing_extensions", &p, &err), RR_OK);
+	assert_string_equal(p->key, "typing-extensions");
+	assert_int_equal(rr_index_get_project(c, "pillow", &p, &err), RR_OK);
+	f = find_file(p, "pillow-11.2.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+	assert_true(f->yanked);
+	assert_string_equal(f->yanked_reason, "synthetic yank for tests: broken build");
+	assert_int_equal(rr_index_get_project(c, "no-such-project", &p, &err), RR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "no-such-project"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+static void test_html_pytorch_index(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/whl/rocm6.4/");
+	const struct rr_index_project *p;
+	const struct rr_index_file *f;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 4);
+	f = find_file(p, "torch-2.9.1+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl");
+	assert_string_equal(f->version, "2.9.1+rocm6.4");
+	assert_non_null(strstr(f->url, "/whl/rocm6.4/torch-2.9.1%2Brocm6.4-cp312"));
+	assert_null(strchr(f->url, '#'));
+	assert_int_equal(f->size, -1);
+	assert_non_null(f->sha256);
+	assert_true(f->has_metadata);
+	assert_string_equal(p->index_url, f->index_url);
+	rr_index_client_free(c);
+}
+
+static void test_first_index_wins(void **state)
+{
+	struct rr_index_client *c = client(NULL, 2, "/simple", "/private/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"torch", "rr-private-only", "numpy"};
+	(void)state;
+
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	/* the private index's torch 99.0.0 must never be seen */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	for (size_t i = 0; i < p->nfiles; i++)
+		assert_string_not_equal(p->files[i].version, "99.0.0");
+	assert_int_equal(rr_index_get_project(c, "rr-private-only", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/private/simple"));
+	rr_index_client_free(c);
+
+	/* a pytorch index first: its numpy is the only numpy */
+	c = client(NULL, 2, "/whl/cu121", "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	for (size_t i = 0; i < p->nfiles; i++)
+		assert_string_equal(p->files[i].version, "1.26.3");
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	for (size_t i = 0; i < p->nfiles; i++)
+		assert_string_equal(p->files[i].version, "2.4.1+cu121");
+	assert_int_equal(rr_index_get_project(c, "pillow", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	rr_index_client_free(c);
+}
+
+static void test_jsonapi_fallback(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple/");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "rr_api_only", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_non_null(p->files[0].sha256);
+	assert_false(p->files[0].has_metadata);
+	/* no .metadata: the wheel itself is read */
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna\n"));
+	rr_index_client_free(c);
+}
+
+static void test_metadata_paths(void **state)
+{
+	struct rr_index_client *c = client(NULL, 2, "/simple", "/whl/cu121");
+	const struct rr_index_project *p;
+	const struct rr_index_file *fs[4];
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	/* PEP 658 .metadata, hash checked */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	fs[0] = find_file(p, "torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+	fs[1] = find_file(p, "torch-2.4.1-cp311-cp311-manylinux_2_28_x86_64.whl");
+	assert_int_equal(rr_index_fetch_metadata(c, fs, 2, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, fs[0], &txt, &len, &err), RR_OK);
+	assert_int_equal(len, strlen(txt));
+	assert_non_null(strstr(txt, "Requires-Dist: triton==3.4.0; platform_system == \"Linux\""));
+	assert_non_null(strstr(txt, "Requires-Dist: nvidia-cudnn-cu12==9.10.2.21;"));
+	assert_int_equal(rr_index_get_metadata(c, fs[1], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Version: 2.4.1\n"));
+
+	/* advertised but 404: falls back to the wheel */
+	assert_int_equal(rr_index_get_project(c, "rr-lost-metadata", &p, &err), RR_OK);
+	assert_true(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: packaging\n"));
+
+	/* not advertised: wheel via libarchive */
+	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
+	assert_false(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+
+	/* sdists: static PKG-INFO is used, dynamic and pre-2.2 need a build */
+	assert_int_equal(rr_index_get_project(c, "rr-static-sdist", &p, &err), RR_OK);
+	assert_false(p->files[0].is_wheel);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Metadata-Version: 2.2\n"));
+	assert_non_null(strstr(txt, "Requires-Dist: packaging>=20.0\n"));
+	assert_int_equal(rr_index_get_project(c, "rr-dynamic-demo", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "rr_dynamic_demo-1.0.0.tar.gz"));
+	assert_non_null(strstr(err.msg, "dynamic"));
+	rr_error_release(&err);
+	assert_int_equal(rr_index_get_project(c, "flash-attn", &p, &err), RR_OK);
+	fs[0] = &p->files[0];
+	/* in a batch, a file needing a build does not fail the others */
+	assert_int_equal(rr_index_fetch_metadata(c, fs, 1, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, fs[0], &txt, &len, &err), RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "2.2"));
+	rr_error_release(&err);
+
+	/* HTML-only cu121 index without .metadata: the +cu121 wheel is downloaded */
+	assert_int_equal(rr_index_get_project(c, "torchvision", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple")); /* first index wins */
+	rr_index_client_free(c);
+	c = client(NULL, 1, "/whl/cu121");
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_false(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Version: 2.4.1+cu121\n"));
+	assert_non_null(strstr(txt, "Requires-Dist: triton==3.0.0;"));
+	rr_index_client_free(c);
+}
+
+static void test_metadata_integrity(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/_fault/corrupt/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "packaging", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	assert_non_null(strstr(err.msg, ".metadata"));
+	rr_error_release(&err);
+	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "rr_no_metadata-2.0.0-py3-none-any.whl"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+
+	/* /_fault/nometa: every .metadata 404s, every answer still comes (from wheels) */
+	c = client(NULL, 1, "/_fault/nometa/simple");
+	assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_OK);
+	assert_true(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: certifi>=2017.4.17\n"));
+	rr_index_client_free(c);
+}
+
+/* a fault path that must succeed after retries */
+static void expect_ok(const char *path, const char *key)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 3};
+	struct rr_index_client *c = client_opts(&o, path);
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+
+	if (rr_index_get_project(c, key, &p, &err) != RR_OK)
+		fail_msg("%s: %s", path, err.msg);
+	assert_true(p->nfiles > 0);
+	rr_index_client_free(c);
+}
+
+/* a fault path that must fail with code, naming the URL, never the secret */
+static void expect_fail(const char *path, const char *key, rr_err code, long timeout_ms)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 2, .timeout_ms = timeout_ms};
+	char *u = rr_xasprintf("http://alice:s3cr3t-pw@%s%s", base + 7, path);
+	struct rr_index_client *c = client_opts(&o, u);
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	char *want = rr_xasprintf("%s%s/%s/", base + 7, path, key);
+
+	assert_int_equal(rr_index_get_project(c, key, &p, &err), code);
+	print_message("%s -> %s\n", path, err.msg);
+	if (!strstr(err.msg, want))
+		fail_msg("message '%s' does not name '%s'", err.msg, want);
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_null(strstr(err.msg, "alice"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+	free(u);
+	free(want);
+}
+
+static void test_faults(void **state)
+{
+	double t0;
+	(void)state;
+
+	rr_test_index_reset(base);
+	expect_ok("/_fault/5xx/2/simple", "filelock");
+	expect_ok("/_fault/drop/2/simple", "filelock");
+	expect_ok("/_fault/trunc/2/simple", "filelock");
+	expect_ok("/_fault/latency/300/simple", "filelock");
+	expect_fail("/_fault/always5xx/simple", "filelock", RR_E_HTTP, 0);
+	expect_fail("/_fault/drop/100/simple", "filelock", RR_E_NETWORK, 0);
+	expect_fail("/_fault/trunc/100/simple", "filelock", RR_E_NETWORK, 0);
+	expect_fail("/_fault/badjson/simple", "torch", RR_E_PARSE, 0);
+	expect_fail("/_fault/ctype/simple", "torch", RR_E_HTTP, 0);
+	t0 = now_s();
+	expect_fail("/_fault/latency/2000/whl/cu121", "torch", RR_E_NETWORK, 200);
+	/* three attempts of 200 ms plus backoff, not 3 x 2 s */
+	assert_true(now_s() - t0 < 1.9);
+	/* 5xx retried exactly retries times: 1 + 2 attempts */
+	rr_test_index_reset(base);
+	expect_fail("/_fault/always5xx/whl/cu121", "torch", RR_E_HTTP, 0);
+	assert_int_equal(rr_test_index_requests(base), 3);
+}
+
+static void test_auth(void **state)
+{
+	char *good = rr_xasprintf("http://alice:pa%%40ss@%s/_auth/alice/pa@ss/simple", base + 7);
+	char *bad = rr_xasprintf("http://alice:wrong-pw@%s/_auth/alice/pa@ss/simple", base + 7);
+	struct rr_index_opts o = {.no_cache = true};
+	struct rr_index_client *c = client_opts(&o, good);
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_non_null(strstr(p->index_url, "***@"));
+	assert_null(strstr(p->index_url, "alice:"));
+	assert_null(strstr(p->files[0].url, "alice:"));
+	/* credentials follow to files on the same host: the .metadata needs them */
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	rr_index_client_free(c);
+
+	c = client_opts(&o, bad);
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_E_HTTP);
+	assert_non_null(strstr(err.msg, "401"));
+	assert_non_null(strstr(err.msg, "/_auth/alice/"));
+	assert_null(strstr(err.msg, "wrong-pw"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+	free(good);
+	free(bad);
+}
+
+static void test_parallel(void **state)
+{
+	const char *keys[] = {"filelock", "numpy", "pillow", "sympy", "mpmath", "networkx",
+			      "jinja2", "markupsafe", "fsspec", "setuptools", "packaging", "psutil",
+			      "tqdm", "requests", "idna", "urllib3", "certifi", "charset-normalizer",
+			      "pyyaml", "safetensors", "huggingface-hub", "tokenizers", "regex",
+			      "einops", "accelerate", "peft", "transformers", "bitsandbytes",
+			      "xformers", "vllm", "torch", "torchvision"};
+	struct rr_index_opts o = {.no_cache = true, .max_parallel = 16};
+	struct rr_index_client *c = client_opts(&o, "/_fault/latency/250/simple");
+	rr_error err = RR_ERROR_INIT;
+	const struct rr_index_project *p;
+	double t0 = now_s();
+	double dt;
+	(void)state;
+
+	assert_int_equal(rr_index_fetch_projects(c, keys, RR_ARRAY_LEN(keys), &err), RR_OK);
+	dt = now_s() - t0;
+	print_message("%zu pages at 250 ms latency each: %.2f s\n", RR_ARRAY_LEN(keys), dt);
+	/* serial would be 8 s; two waves of 16 take ~0.5 s */
+	assert_true(dt < 1.5);
+	for (size_t i = 0; i < RR_ARRAY_LEN(keys); i++)
+		assert_int_equal(rr_index_get_project(c, keys[i], &p, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), RR_ARRAY_LEN(keys));
+	rr_index_client_free(c);
+}
+
+static void test_cache(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"torch", "numpy", "rr-private-only-nowhere"};
+	const char *txt;
+	size_t len;
+	long before;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/c1", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_true(rr_index_client_requests(c) >= 4);
+	rr_index_client_free(c);
+
+	/* warm: fresh entries (max-age=600), not even a revalidation; also the 404 */
+	before = rr_test_index_requests(base);
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: torch"));
+	assert_int_equal(rr_index_get_project(c, "rr-private-only-nowhere", &p, &err), RR_E_NOTFOUND);
+	rr_error_release(&err);
+	assert_int_equal(rr_index_client_requests(c), 0);
+	assert_int_equal(rr_test_index_requests(base), before);
+	rr_index_client_free(c);
+
+	/* refresh: every page revalidated (conditional GET, 304), same content */
+	o.refresh = true;
+	c = client_opts(&o, "/simple");
+	rr_test_index_reset(base);
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 14);
+	assert_int_equal(rr_index_client_requests(c), 1);
+	rr_index_client_free(c);
+	o.refresh = false;
+
+	/* offline: cached answers, misses named */
+	o.offline = true;
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "pillow", &p, &err), RR_E_NETWORK);
+	assert_non_null(strstr(err.msg, "offline and not cached: "));
+	assert_non_null(strstr(err.msg, "/simple/pillow/"));
+	rr_error_release(&err);
+	assert_int_equal(rr_index_client_requests(c), 0);
+	rr_index_client_free(c);
+	o.offline = false;
+
+	/* no-cache pages: stored, but revalidated on each use (304) */
+	c = client_opts(&o, "/_fault/nocache/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	rr_index_client_free(c);
+	c = client_opts(&o, "/_fault/nocache/simple");
+	rr_test_index_reset(base);
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_int_equal(rr_index_client_requests(c), 1);
+	assert_int_equal(rr_test_index_requests(base), 1);
+	rr_index_client_free(c);
+
+	/* no_cache: nothing read or written */
+	o.no_cache = true;
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 1);
+	rr_index_client_free(c);
+}
+
+/* writers racing on the same entries while a reader checks each one it sees */
+static void test_cache_atomic(void **state)
+{
+	char dir[512];
+	pid_t kids[3];
+	const size_t big = 3u << 20;
+	int bad = 0, seen = 0;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/atomic", cachedir);
+	for (int k = 0; k < 3; k++) {
+		kids[k] = fork();
+		assert_true(kids[k] >= 0);
+		if (kids[k] == 0) {
+			struct rr_cache_entry e = {.status = 200, .max_age = 60, .body = RR_STRBUF_INIT};
+			for (size_t i = 0; i < big; i++)
+				rr_strbuf_addch(&e.body, (char)('a' + k));
+			for (int round = 0; round < 100; round++) {
+				char url[64];
+				snprintf(url, sizeof(url), "http://h/simple/p%d/", round % 4);
+				e.url = url;
+				e.stored = round;
+				if (rr_cache_store(dir, "simple", &e, NULL) != RR_OK)
+					_exit(2);
+			}
+			_exit(0);
+		}
+	}
+	/* read until the two surviving writers are done; the third is killed mid-way */
+	for (int i = 0, running = 2, st; running > 0; i++) {
+		char url[64];
+		struct rr_cache_entry e = {.body = RR_STRBUF_INIT};
+		snprintf(url, sizeof(url), "http://h/simple/p%d/", i % 4);
+		if (rr_cache_load(dir, "simple", url, &e, NULL) == RR_OK) {
+			seen++;
+			if (e.body.len != big || e.body.buf[0] < 'a' || e.body.buf[0] > 'c' ||
+			    memchr(e.body.buf, e.body.buf[0] == 'a' ? 'b' : 'a', e.body.len) ||
+			    strcmp(e.url, url) != 0)
+				bad++;
+		}
+		rr_cache_entry_release(&e);
+		if (seen == 20) {
+			kill(kids[2], SIGKILL);
+			waitpid(kids[2], &st, 0);
+		}
+		for (int k = 0; k < 2; k++) {
+			if (kids[k] > 0 && waitpid(kids[k], &st, WNOHANG) == kids[k]) {
+				assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+				kids[k] = 0;
+				running--;
+			}
+		}
+	}
+	if (seen < 20) {
+		kill(kids[2], SIGKILL);
+		waitpid(kids[2], NULL, 0);
+	}
+	print_message("reader saw %d complete entries, %d bad\n", seen, bad);
+	assert_true(seen > 0);
+	assert_int_equal(bad, 0);
+	/* after the dust settles every entry loads whole */
+	for (int i = 0; i < 4; i++) {
+		char url[64];
+		struct rr_cache_entry e = {.body = RR_STRBUF_INIT};
+		snprintf(url, sizeof(url), "http://h/simple/p%d/", i);
+		assert_int_equal(rr_cache_load(dir, "simple", url, &e, NULL), RR_OK);
+		assert_int_equal(e.body.len, big);
+		rr_cache_entry_release(&e);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_page),
+		cmocka_unit_test(test_html_pytorch_index),
+		cmocka_unit_test(test_first_index_wins),
+		cmocka_unit_test(test_jsonapi_fallback),
+		cmocka_unit_test(test_metadata_paths),
+		cmocka_unit_test(test_metadata_integrity),
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_auth),
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_atomic),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
