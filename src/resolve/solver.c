@@ -313,6 +313,12 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 			all_pre = false;
 	}
 	p->pre_ok = (r->rq->flags & RR_RESOLVE_PRERELEASE) || all_pre || pre_named(r, key);
+	if (p->kind == RS_PLAIN && p->n && r->prov->prefetch_deps) {
+		/* the release most likely to be chosen: the installed one, else the newest */
+		const struct rr_candidate *likely = p->cands[preferred >= 0 ? (size_t)preferred
+									    : p->n - 1];
+		r->prov->prefetch_deps(r->prov->ctx, key, &likely, 1);
+	}
 	id = pg_pkg_add(r->pg, key, (uint32_t)p->n, p->vtext, preferred);
 	rc = add_static_facts(r, id, err);
 	if (rc)
@@ -696,6 +702,8 @@ static void rs_release(struct rs *r)
 			free(p->fixed_cand);
 		}
 	}
+	if (r->npkgs)
+		free(r->pkgs[0].key);
 	free(r->pkgs);
 	for (size_t i = 0; i < r->npre; i++)
 		free(r->pre_keys[i]);

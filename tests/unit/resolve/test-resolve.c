@@ -270,6 +270,73 @@ static void test_resolve_step_cap(void **state)
 	rr_provider_mem_free(m);
 }
 
+struct hints {
+	char keys[256];
+	char deps[256];
+};
+
+static void hint_keys(void *ctx, const char *const *keys, size_t n)
+{
+	struct hints *h = ((struct rr_provider *)ctx)->ctx;
+	for (size_t i = 0; i < n; i++)
+		snprintf(h->keys + strlen(h->keys), sizeof(h->keys) - strlen(h->keys), "%s ",
+			 keys[i]);
+}
+
+static void hint_deps(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
+{
+	struct hints *h = ((struct rr_provider *)ctx)->ctx;
+	for (size_t i = 0; i < n; i++)
+		snprintf(h->deps + strlen(h->deps), sizeof(h->deps) - strlen(h->deps), "%s-%s ",
+			 key, cs[i]->version_text);
+}
+
+/* the hints go through a wrapper whose ctx points at the real provider */
+static struct rr_provider hinted_inner;
+
+static rr_err wrap_candidates(void *ctx, const char *key, const struct rr_candidate **ret,
+			      size_t *n, rr_error *err)
+{
+	(void)ctx;
+	return hinted_inner.candidates(hinted_inner.ctx, key, ret, n, err);
+}
+
+static rr_err wrap_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
+				const char *const **ret, size_t *n, rr_error *err)
+{
+	(void)ctx;
+	return hinted_inner.dependencies(hinted_inner.ctx, key, c, ret, n, err);
+}
+
+static void test_resolve_prefetch_hints(void **state)
+{
+	static const char *const lines[] = {"torchvision", NULL};
+	struct rr_provider_mem *m = world();
+	struct hints h = {"", ""};
+	struct rr_provider self = {&h, NULL, NULL, NULL, NULL};
+	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, hint_keys, hint_deps};
+	struct reqs q;
+	struct rr_resolve_request rq = {0};
+	struct rr_solution *sol;
+	(void)state;
+
+	rr_provider_mem_get(m, &hinted_inner);
+	reqs_set(&q, lines);
+	rq.reqs = q.rr;
+	rq.nreqs = q.n;
+	rq.fixed = torch291;
+	rq.nfixed = 1;
+	assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	/* dependencies of the chosen torchvision are announced before they are asked for */
+	assert_string_equal(h.keys, "torch numpy ");
+	/* newest torchvision, installed numpy; fixed torch never reaches the index */
+	assert_string_equal(h.deps, "torchvision-0.24.1 numpy-2.1.3 ");
+	rr_solution_free(sol);
+	reqs_release(&q);
+	rr_provider_mem_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_provider_error),
 		cmocka_unit_test(test_resolve_speed),
 		cmocka_unit_test(test_resolve_step_cap),
+		cmocka_unit_test(test_resolve_prefetch_hints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
