@@ -49,11 +49,12 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 		sel.all_extras = cli->all_extras;
 		sel.groups = (const char *const *)cli->groups;
 		sel.ngroups = cli->ngroups;
+		/* a partly loaded set is released on failure too */
+		s->have_reqs = true;
 		for (size_t i = 0; !rc && i < cli->ninputs; i++)
 			rc = rr_input_load(&s->reqs, cli->inputs[i], &sel, &err);
 		if (rc)
 			goto fail;
-		s->have_reqs = true;
 	}
 	vo.sysroot = getenv("RR_SYSROOT");
 	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
