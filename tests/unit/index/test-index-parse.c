@@ -305,12 +305,10 @@ static void test_pkginfo_static(void **state)
 
 static void test_json_speed(void **state)
 {
-	/* a 1 MB+ PEP 691 page must parse in a few milliseconds */
+	/* a 1 MB+ PEP 691 page parses completely (its speed is measured in bench/) */
 	struct rr_strbuf sb = RR_STRBUF_INIT;
 	struct rr_index_project p = {0};
 	rr_error err = RR_ERROR_INIT;
-	struct timespec a, b;
-	double ms;
 	size_t n = 0;
 	(void)state;
 
@@ -326,16 +324,10 @@ static void test_json_speed(void **state)
 		n++;
 	}
 	rr_strbuf_adds(&sb, "]}");
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	assert_int_equal(rr_index_parse_json(sb.buf, sb.len, "https://i.example/simple/torch/", "I",
 					     &p, &err),
 			 RR_OK);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-	print_message("parsed %zu bytes, %zu files in %.2f ms\n", sb.len, p.nfiles, ms);
 	assert_int_equal(p.nfiles, n);
-	/* generous bound so sanitizer builds pass; the release build does ~10x better */
-	assert_true(ms < 2000);
 	rr_index_project_release(&p);
 	rr_strbuf_release(&sb);
 }

@@ -344,23 +344,16 @@ static void test_venv_unreadable(void **state)
 static void test_venv_speed(void **state)
 {
 	RR_AUTOFREE char *root = fixture("rocm72");
-	struct timespec a, b;
 	struct rr_venv *v;
-	const int n = 200;
-	double ms;
+	const int n = 20;
 	(void)state;
 
-	/* CPU time: wall time on a loaded build machine measures the neighbours */
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	/* repeated loads give the same answer (timing lives in bench/bench.py) */
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(rr_venv_load(root, NULL, &v, NULL), RR_OK);
+		assert_int_equal(v->ndists, 39);
 		rr_venv_free(v);
 	}
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-	ms = ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6) / n;
-	print_message("rocm72 inspection (39 dists): %.3f ms CPU per load\n", ms);
-	/* generous bound for sanitizer builds; the target is ~1 ms */
-	assert_true(ms < 50.0);
 }
 
 int main(void)
