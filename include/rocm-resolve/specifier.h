@@ -38,6 +38,9 @@ struct rr_spec {
 	bool wildcard;	   /* "==1.2.*" or "!=1.2.*" */
 	char *text;	   /* owned: the version part as written (trimmed) */
 	struct rr_version ver; /* parsed version (prefix for wildcards); unset for === */
+	/* derived at parse time (added by pep-a; read-only for callers) */
+	bool prereleases;	   /* packaging's Specifier.prereleases: names a pre-release */
+	struct rr_version prefix; /* ~= only: V where packaging tests "==V.*"; else unset */
 };
 
 struct rr_specset {
@@ -75,7 +78,9 @@ void rr_specset_format(const struct rr_specset *set, struct rr_strbuf *out);
 const char *rr_spec_op_to_string(enum rr_spec_op op);
 /*
  * if the set pins one exact version ("==X" without wildcard, or "===X"),
- * return that specifier; else NULL
+ * return that specifier; else NULL. Exactly one such item must be present;
+ * other items ("torch>=2,==2.9.1") may narrow the set further, even to
+ * nothing, so callers still test candidates with rr_specset_contains().
  */
 const struct rr_spec *rr_specset_exact(const struct rr_specset *set);
 

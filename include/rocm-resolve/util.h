@@ -34,7 +34,7 @@ void *rr_free(void *p);
 
 static inline void rr_freep(void *pp)
 {
-	void **p = pp;
+	void **p = (void **)pp;
 	rr_free(*p);
 	*p = NULL;
 }
@@ -61,5 +61,12 @@ int rr_str_casecmp(const char *a, const char *b);
 bool rr_str_eq(const char *a, const char *b); /* NULL-safe equality */
 /* parse a decimal unsigned integer occupying all of [s, s+len); false on overflow/garbage */
 bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
+
+/*
+ * copy of text with the userinfo of every URL in it ("https://user:pass@host")
+ * replaced by "***@"; used for every message and comment that shows an index URL.
+ * The caller frees the result.
+ */
+char *rr_redact_credentials(const char *text);
 
 #endif

@@ -76,10 +76,11 @@ void rr_strbuf_addch(struct rr_strbuf *sb, char c)
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list ap2;
+	char probe[1]; /* measuring into a real buffer keeps -Wformat-truncation quiet */
 	int n;
 
 	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
+	n = vsnprintf(probe, sizeof(probe), fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
 		abort();

@@ -92,6 +92,17 @@ static void test_parse_u64(void **state)
 	assert_int_equal(rr_str_casecmp("TorCH", "torch"), 0);
 }
 
+static void test_redact(void **state)
+{
+	RR_AUTOFREE char *a = rr_redact_credentials("--extra-index-url https://user:s3cr3t@pkgs.example/simple x");
+	RR_AUTOFREE char *b = rr_redact_credentials("https://token@h/x@y and http://h/p git+ssh://git@github.com/a");
+	RR_AUTOFREE char *c = rr_redact_credentials("no urls here: a@b");
+	(void)state;
+	assert_string_equal(a, "--extra-index-url https://***@pkgs.example/simple x");
+	assert_string_equal(b, "https://***@h/x@y and http://h/p git+ssh://***@github.com/a");
+	assert_string_equal(c, "no urls here: a@b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,6 +110,7 @@ int main(void)
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_redact),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }

@@ -1,0 +1,132 @@
+/*
+ * plan.h - the answer object: one decision per input item, the protected
+ * pins, and the writers that turn it into a requirements file or JSON.
+ *
+ * struct rr_plan *p; rc = rr_plan_build(&in, &p, err);
+ * rr_plan_format_text(p, &sb) / rr_plan_format_json(p, &sb); p = rr_plan_free(p);
+ *
+ * The plan never refers back to the inputs after it is built: every string in
+ * it is owned by the plan. Building never prints; warnings are collected in
+ * plan->warnings for the CLI to show.
+ */
+#ifndef RR_PLAN_H
+#define RR_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/marker.h"
+
+struct rr_strbuf;
+struct rr_reqset;
+struct rr_venv;
+struct rr_policy;
+struct rr_stack;
+struct rr_resolution;
+
+#define RR_ACTION_LIST(X)                                                                          \
+	X(RR_ACT_KEEP, "keep")                                                                     \
+	X(RR_ACT_PIN, "pin")                                                                       \
+	X(RR_ACT_STRIP, "strip")                                                                   \
+	X(RR_ACT_REWRITE, "rewrite")
+
+#define RR_ACTION_ENUM_(sym, str) sym,
+typedef enum rr_action { RR_ACTION_LIST(RR_ACTION_ENUM_) RR_ACT__MAX } rr_action;
+#undef RR_ACTION_ENUM_
+
+const char *rr_action_to_string(rr_action a);
+
+/* why a decision was taken: stable codes for scenarios and JSON */
+#define RR_REASON_LIST(X)                                                                          \
+	X(RR_WHY_OK, "ok")                                                                         \
+	X(RR_WHY_MARKER_FALSE, "marker-false")                                                     \
+	X(RR_WHY_PROTECTED, "protected")                                                           \
+	X(RR_WHY_PROTECTED_URL, "protected-url")                                                   \
+	X(RR_WHY_CLASH, "module-clash")                                                            \
+	X(RR_WHY_CUDA_ONLY, "cuda-only")                                                           \
+	X(RR_WHY_CUDA_INDEX, "cuda-index")                                                         \
+	X(RR_WHY_CONSTRAINT, "constraint")                                                         \
+	X(RR_WHY_NO_SAFE_VERSION, "no-safe-version")                                               \
+	X(RR_WHY_NARROWED, "narrowed")
+
+#define RR_REASON_ENUM_(sym, str) sym,
+typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason;
+#undef RR_REASON_ENUM_
+
+const char *rr_reason_to_string(rr_reason r);
+
+struct rr_decision {
+	char *source;	   /* "file:line" */
+	char *requirement; /* the input as written (credentials redacted) */
+	char *name;	   /* project name, NULL when unknown (a bare URL without #egg=) */
+	rr_action action;
+	rr_reason reason;
+	char *output; /* the line written to the plan, NULL when stripped */
+	char *why;    /* one human sentence */
+	bool constraint;
+	bool breaks_stack; /* installing the input as written would damage the ROCm stack */
+};
+
+struct rr_plan_pin {
+	char *name;
+	char *version;
+	char *why;	 /* every reason the stack gave */
+	char *short_why; /* the first one, for comments */
+	bool in_requirements; /* already pinned by a decision line: not repeated */
+};
+
+struct rr_plan {
+	char *venv;
+	char *python;
+	char *rocm;
+	char *torch;
+	char **inputs;
+	size_t ninputs;
+	char **option_lines; /* kept global options, in order */
+	size_t noption_lines;
+	char **stripped_options; /* "line  # reason" comments */
+	size_t nstripped_options;
+	struct rr_decision *decisions;
+	size_t ndecisions;
+	struct rr_plan_pin *pins; /* the protected stack */
+	size_t npins;
+	char **extra_pins; /* transitive pins chosen by the resolver: "name==ver  # reason" */
+	size_t nextra_pins;
+	char **constraint_lines; /* "-c <abs path>" lines */
+	size_t nconstraint_lines;
+	char **warnings;
+	size_t nwarnings;
+	size_t counts[RR_ACT__MAX];
+};
+
+struct rr_plan_input {
+	const struct rr_reqset *reqs;
+	const struct rr_venv *venv;
+	const struct rr_policy *policy;
+	const struct rr_stack *stack;
+	/* where a filtered copy of a constraint file may be written (atomically); NULL: keep
+	 * constraint entries out of the plan entirely when a file needed filtering */
+	const char *scratch_dir;
+};
+
+/* the offline plan: one decision per reqset item, in item order */
+rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err) RR_WUR;
+/*
+ * fold a transitive resolution into the plan: kept requirements with no safe
+ * version become strips with the resolver's explanation, and the pins the
+ * resolution chose are added
+ */
+void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res);
+/* --lock: every package of the closure pinned with its hash */
+void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
+			 struct rr_strbuf *out);
+/* true when installing the inputs as written would damage the stack (for `check`) */
+bool rr_plan_breaks_stack(const struct rr_plan *p);
+void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);
+void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);
+/* the `check` report: one line per decision that breaks the stack */
+void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out);
+struct rr_plan *rr_plan_free(struct rr_plan *p);
+
+#endif

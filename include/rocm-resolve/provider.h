@@ -1,0 +1,73 @@
+/*
+ * provider.h - what the resolver asks about the world: candidates and their
+ * dependencies. The solver does no I/O; an index-backed provider (src/index,
+ * plan) and the in-memory one below implement this table.
+ *
+ * In-memory provider (tests, scenarios):
+ *   struct rr_provider_mem *m = rr_provider_mem_new();
+ *   size_t h;
+ *   rc = rr_provider_mem_add(m, "torch", "2.9.1", &h, err);
+ *   rr_provider_mem_add_requires(m, h, "filelock");
+ *   rr_provider_mem_set_requires_python(m, h, ">=3.10");
+ *   rr_provider_mem_set_yanked(m, h, true);
+ *   rc = rr_provider_mem_add_installed(m, "numpy", "1.26.4", err);
+ *   struct rr_provider p; rr_provider_mem_get(m, &p);   ... rr_resolve(&p, ...)
+ *   m = rr_provider_mem_free(m);
+ * Adding a version twice keeps the first record (an earlier index wins) and
+ * merges the installed flag. Do not add records once a resolve has started:
+ * candidate arrays handed out stay valid only while nothing is added.
+ */
+#ifndef RR_PROVIDER_H
+#define RR_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/version.h"
+
+struct rr_candidate {
+	char *version_text;	/* as published ("2.9.1+rocm7.2.0.lw.git7e1940d4") */
+	struct rr_version version;
+	bool yanked;
+	bool installed;		/* present in the target environment */
+	char *requires_python;	/* NULL when none */
+	const void *data;	/* the provider's own */
+};
+
+struct rr_provider {
+	void *ctx;
+	/*
+	 * all candidates of key (normalised name), any order; *ret is owned by
+	 * the provider and valid until it is freed; RR_E_NOTFOUND for an
+	 * unknown project (err may stay empty then)
+	 */
+	rr_err (*candidates)(void *ctx, const char *key, const struct rr_candidate **ret,
+			     size_t *n, rr_error *err);
+	/* Requires-Dist of one candidate as requirement strings (borrowed, valid until freed) */
+	rr_err (*dependencies)(void *ctx, const char *key, const struct rr_candidate *c,
+			       const char *const **ret, size_t *n, rr_error *err);
+	/* optional hints: these keys / candidates will be asked for soon */
+	void (*prefetch)(void *ctx, const char *const *keys, size_t n);
+	void (*prefetch_deps)(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			      size_t n);
+};
+
+struct rr_provider_mem;
+
+struct rr_provider_mem *rr_provider_mem_new(void);
+struct rr_provider_mem *rr_provider_mem_free(struct rr_provider_mem *m);
+/* add a release (name in any spelling); *ret is a handle for the setters below */
+rr_err rr_provider_mem_add(struct rr_provider_mem *m, const char *name, const char *version,
+			   size_t *ret, rr_error *err) RR_WUR;
+/* mark a version installed, adding it when no index has it */
+rr_err rr_provider_mem_add_installed(struct rr_provider_mem *m, const char *name,
+				     const char *version, rr_error *err) RR_WUR;
+void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const char *req);
+void rr_provider_mem_set_requires_python(struct rr_provider_mem *m, size_t h, const char *spec);
+void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked);
+void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret);
+/* how many times the resolver asked for candidates / dependencies */
+size_t rr_provider_mem_calls(const struct rr_provider_mem *m);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * reqfile.h - requirements files (pip syntax) and pyproject.toml into one set.
+ *
+ * struct rr_reqset set = RR_REQSET_INIT;
+ * rc = rr_input_load(&set, "requirements.txt", NULL, err);     // or a dir, or *.toml
+ * rc = rr_input_load(&set, "pyproject.toml", &sel, err);       // more inputs, same set
+ * for (size_t i = 0; i < set.nitems; i++) ... set.items[i].req, .path, .line ...
+ * rr_reqset_release(&set);
+ *
+ * The requirements grammar is pip 23.0's req_file.py, rule for rule: Python
+ * splitlines() line breaks, `\` continuations (not after a comment line), `#`
+ * comments at line start or after whitespace, ${VAR} expansion (only
+ * [A-Z0-9_], unset or empty left as is), args/options split at the first
+ * space-separated token starting with '-', shlex + optparse for the options
+ * (long-option prefixes, `--opt=v`, `-xv`). Options on a requirement line
+ * other than the per-requirement ones are ignored, as pip does; `-r`/`-c`
+ * include only the first file named on a line. Includes resolve relative to
+ * the including file; URLs are refused (we never fetch). Beyond pip 23.0:
+ * `--config-settings` is accepted per requirement (pip >= 23.1, uv) and
+ * `--use-feature` accepts any value.
+ *
+ * On failure the set keeps whatever was added before the error; release it.
+ */
+#ifndef RR_REQFILE_H
+#define RR_REQFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/requirement.h"
+
+/* a requirements file larger than this is refused (RR_E_LIMIT) */
+#define RR_REQFILE_MAX_SIZE (16u << 20)
+/* -r/-c nesting deeper than this is refused (RR_E_LIMIT) */
+#define RR_REQFILE_MAX_DEPTH 32
+
+enum rr_item_kind {
+	RR_ITEM_REQ, /* PEP 508 line (including "name @ url") */
+	RR_ITEM_URL, /* bare URL / local path / -e target */
+};
+
+struct rr_item {
+	char *path;    /* origin file (as opened, "-" for stdin) */
+	unsigned line; /* 1-based line of the first physical line */
+	unsigned col;  /* 1-based byte column where the requirement starts */
+	/* requirement as written: continuations joined, comment stripped, ${VAR}
+	 * expanded, per-requirement options removed */
+	char *text;
+	bool constraint; /* came from a -c file */
+	bool editable;	 /* -e */
+	enum rr_item_kind kind;
+	/* RR_ITEM_REQ: parsed; RR_ITEM_URL: req.url = the URL/path as written,
+	 * req.extras from "path[extra]", req.marker from "url ; marker",
+	 * req.name/key when derivable (#egg=, wheel or sdist filename) else NULL */
+	struct rr_requirement req;
+	char **hashes; /* "sha256:<hex>" from --hash, in file order */
+	size_t nhashes;
+	char **options; /* other per-requirement options verbatim, "--global-option=x" */
+	size_t noptions;
+};
+
+/* a global option as found: name the long spelling "--index-url", value may be NULL */
+struct rr_optline {
+	char *path;
+	unsigned line;
+	char *name;
+	char *value;
+};
+
+struct rr_reqset {
+	struct rr_item *items;
+	size_t nitems, cap_items;
+	struct rr_optline *opts; /* all global options, in file order */
+	size_t nopts, cap_opts;
+	char *index_url; /* last -i/--index-url seen, NULL if none */
+	char **extra_index_urls;
+	size_t nextra_index_urls;
+	char **find_links;
+	size_t nfind_links;
+	char **trusted_hosts;
+	size_t ntrusted_hosts;
+	bool no_index, pre, prefer_binary, require_hashes;
+	char **files; /* every file read, in order */
+	size_t nfiles;
+	char **warnings; /* "path:line: ..." notes for the user */
+	size_t nwarnings;
+};
+
+#define RR_REQSET_INIT {0}
+
+struct rr_input_sel {
+	const char *const *extras;
+	size_t nextras;
+	bool all_extras;
+	const char *const *groups;
+	size_t ngroups;
+};
+
+/* read and parse a requirements file ("-" = stdin) and everything it includes */
+rr_err rr_reqfile_load(struct rr_reqset *set, const char *path, rr_error *err) RR_WUR;
+/* parse text (len bytes) as if read from path; includes resolve relative to path */
+rr_err rr_reqfile_parse(struct rr_reqset *set, const char *path, const char *text, size_t len,
+			bool constraint, rr_error *err) RR_WUR;
+/* [project] dependencies plus the selected extras and PEP 735 groups */
+rr_err rr_pyproject_load(struct rr_reqset *set, const char *path, const struct rr_input_sel *sel,
+			 rr_error *err) RR_WUR;
+/* same, from memory */
+rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *text, size_t len,
+			  const struct rr_input_sel *sel, rr_error *err) RR_WUR;
+/*
+ * a directory means its pyproject.toml (if it has [project]) else its
+ * requirements.txt; *.toml means pyproject; anything else requirements syntax
+ */
+rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_input_sel *sel,
+		     rr_error *err) RR_WUR;
+void rr_reqset_release(struct rr_reqset *set);
+
+/* internal to src/input: append an item (fields moved in) / a warning */
+struct rr_item *rr_reqset_add_item(struct rr_reqset *set);
+void rr_reqset_add_warning(struct rr_reqset *set, const char *fmt, ...) RR_PRINTF(2, 3);
+void rr_reqset_add_file(struct rr_reqset *set, const char *path);
+
+#endif

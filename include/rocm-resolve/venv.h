@@ -1,0 +1,94 @@
+/*
+ * venv.h - inspect an installed Python environment.
+ *
+ * struct rr_venv *v;
+ * struct rr_venv_opts o = {0};
+ * rc = rr_venv_load("/opt/venv", &o, &v, err);     RR_E_ENV when the venv is missing
+ * const struct rr_dist *d = rr_venv_lookup(v, "torch");
+ * ... v = rr_venv_free(v);
+ *
+ * What is read, and nothing more (no RECORD hashing, no imports):
+ *   - pyvenv.cfg: `version_info` (uv) or `version` (venv), `home`,
+ *     `include-system-site-packages`;
+ *   - <root>/lib/pythonX.Y/site-packages and lib64/... (same directory counted once);
+ *     when the root holds no lib/python*, a root that itself contains *.dist-info is
+ *     taken as a site-packages directory;
+ *   - *.pth files of each site: lines naming an existing directory that holds
+ *     distributions become bridged sites (relative paths resolve against the site,
+ *     as Python's site module does; absolute paths are prefixed with opts->sysroot);
+ *     `import` lines and comments are ignored;
+ *   - every *.dist-info (METADATA, INSTALLER, direct_url.json, RECORD top-level names)
+ *     and *.egg-info (PKG-INFO, requires.txt, top_level.txt; also the single-file form);
+ *   - torch/version.py of the site holding torch (`__version__`, `hip`, `cuda`);
+ *   - ROCm: opts->rocm_path, else $ROCM_PATH, else <sysroot>/opt/rocm; the version from
+ *     .info/version or include/rocm-core/rocm_version.h;
+ *   - pip constraint: $PIP_CONSTRAINT, else <sysroot>/etc/pip/constraint.txt if present.
+ *
+ * A broken distribution (no METADATA, malformed METADATA, unreadable file, over a size
+ * cap) is kept with `problem` set and a warning added; it never fails the load.
+ * Strings are owned by the venv; rr_dist pointers live as long as the venv.
+ */
+#ifndef RR_VENV_H
+#define RR_VENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/marker.h"
+#include "rocm-resolve/metadata.h"
+#include "rocm-resolve/version.h"
+
+struct rr_dist {
+	char *name, *key;	/* as in METADATA (else from the directory name); PEP 503 */
+	char *version_text;	/* as in METADATA */
+	struct rr_version version;
+	bool version_ok;	/* version_text is a valid PEP 440 version */
+	char *path;		/* the .dist-info / .egg-info directory (or file) */
+	char *site;		/* the site-packages it lives in */
+	char *installer;	/* INSTALLER contents (trimmed) or NULL */
+	char *direct_url;	/* url from direct_url.json, credentials redacted, or NULL */
+	bool editable, egg_info;
+	struct rr_metadata meta; /* parsed METADATA (requires_dist etc.) */
+	char **top_level;	/* sorted top-level import names from RECORD (or top_level.txt) */
+	size_t ntop_level;
+	char *problem;		/* non-NULL: why this dist is unusable ("METADATA missing") */
+};
+
+struct rr_venv {
+	char *root;
+	char *python_version; /* "3.12.3" from pyvenv.cfg, else "3.12" from lib/python3.12; or NULL */
+	char *home;	      /* pyvenv.cfg `home`, or NULL */
+	bool system_site_packages; /* include-system-site-packages = true (not scanned) */
+	char *site_packages;  /* the venv's own site-packages, or NULL when none was found */
+	char **bridged_sites; /* other site-packages reached through .pth files */
+	size_t nbridged_sites;
+	struct rr_dist *dists; /* sorted by key; the first site wins on duplicates */
+	size_t ndists;
+	char *torch_version, *torch_hip, *torch_cuda; /* torch/version.py; NULL when absent/None */
+	char *rocm_version, *rocm_path;	 /* rocm_path NULL when the directory does not exist */
+	char *pip_constraint;		 /* constraint file in force, or NULL */
+	char **warnings;
+	size_t nwarnings;
+};
+
+struct rr_venv_opts {
+	const char *sysroot;   /* prefix for /opt/rocm, /etc/pip and absolute .pth paths; NULL = "/" */
+	const char *rocm_path; /* overrides $ROCM_PATH */
+};
+
+/* caps on what is read; larger files make the dist a problem entry */
+#define RR_VENV_MAX_METADATA (16u << 20)
+#define RR_VENV_MAX_RECORD (64u << 20)
+#define RR_VENV_MAX_SMALL (1u << 20)
+#define RR_VENV_MAX_SITES 16
+
+rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr_venv **ret,
+		    rr_error *err) RR_WUR;
+/* key must be PEP 503-normalised; NULL when not installed */
+const struct rr_dist *rr_venv_lookup(const struct rr_venv *v, const char *key);
+/* linux x86_64 CPython environment for v->python_version (pybuf holds "3.12") */
+void rr_venv_marker_env(const struct rr_venv *v, struct rr_marker_env *env, char pybuf[16]);
+struct rr_venv *rr_venv_free(struct rr_venv *v);
+
+#endif

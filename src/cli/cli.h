@@ -1,0 +1,80 @@
+/*
+ * cli.h - the rocm-resolve executable: shared state of one invocation.
+ * The CLI parses arguments, calls librr, prints, and maps errors to exit
+ * codes; it holds no packaging logic of its own.
+ */
+#ifndef RR_CLI_H
+#define RR_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+
+/* exit status, documented in rocm-resolve(1) EXIT STATUS */
+enum {
+	RR_EXIT_OK = 0,
+	RR_EXIT_NO = 1,	      /* check: would break the stack; verify: a check failed; --strict */
+	RR_EXIT_USAGE = 2,    /* bad input or usage */
+	RR_EXIT_ENV = 3,      /* venv, index or GPU runtime problem */
+	RR_EXIT_INTERNAL = 70 /* a bug */
+};
+
+enum rr_format { RR_FORMAT_TEXT, RR_FORMAT_JSON };
+
+struct rr_cli {
+	const char *command;
+	char **inputs;
+	size_t ninputs;
+	const char *venv;
+	enum rr_format format;
+	int verbosity; /* -1 quiet, 0 normal, 1+ verbose */
+	char **policies;
+	size_t npolicies;
+	char **protect;
+	size_t nprotect;
+	char **extras;
+	size_t nextras;
+	bool all_extras;
+	char **groups;
+	size_t ngroups;
+	bool no_index;
+	char **index_urls; /* --index-url (at most one, first) */
+	size_t nindex_urls;
+	char **extra_index_urls;
+	size_t nextra_index_urls;
+	const char *cache_dir;
+	bool no_cache;
+	bool offline;
+	bool refresh;
+	bool strict;
+	bool lock;
+	const char *uv_excludes;
+	const char *installer;
+	const char *backend;
+	bool pre;
+	int timeout_s;
+	char **passthrough; /* install: arguments after "--" */
+	size_t npassthrough;
+};
+
+int rr_cli_parse(struct rr_cli *cli, int argc, char **argv);
+void rr_cli_release(struct rr_cli *cli);
+void rr_cli_usage(FILE *f);
+
+/* print "rocm-resolve: error: file:line:col: message" plus the offending text and a caret */
+void rr_cli_print_error(const rr_error *err);
+int rr_cli_exit_for(rr_err code);
+void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
+void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
+/* write all of buf to stdout in one go; false when stdout failed (EPIPE, full disk) */
+bool rr_cli_write_stdout(const char *buf, size_t len);
+
+int cmd_plan(struct rr_cli *cli);
+int cmd_check(struct rr_cli *cli);
+int cmd_inspect(struct rr_cli *cli);
+int cmd_verify(struct rr_cli *cli);
+int cmd_install(struct rr_cli *cli);
+
+#endif

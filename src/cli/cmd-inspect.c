@@ -1,0 +1,158 @@
+/*
+ * cmd-inspect.c - `inspect`: what rocm-resolve sees in the venv.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "session.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+
+static void kv(struct rr_strbuf *out, const char *k, const char *v)
+{
+	rr_strbuf_add_json_str(out, k);
+	rr_strbuf_addch(out, ':');
+	if (v)
+		rr_strbuf_add_json_str(out, v);
+	else
+		rr_strbuf_adds(out, "null");
+	rr_strbuf_addch(out, ',');
+}
+
+static void strv_json(struct rr_strbuf *out, const char *k, char **v, size_t n, bool comma)
+{
+	rr_strbuf_add_json_str(out, k);
+	rr_strbuf_adds(out, ":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_add_json_str(out, v[i]);
+	}
+	rr_strbuf_addch(out, ']');
+	if (comma)
+		rr_strbuf_addch(out, ',');
+}
+
+static void inspect_json(const struct rr_session *s, struct rr_strbuf *out)
+{
+	const struct rr_venv *v = s->venv;
+	const struct rr_stack *st = s->stack;
+
+	rr_strbuf_adds(out, "{\"schema\":1,");
+	kv(out, "venv", v->root);
+	kv(out, "python", v->python_version);
+	kv(out, "site_packages", v->site_packages);
+	strv_json(out, "bridged_sites", v->bridged_sites, v->nbridged_sites, true);
+	kv(out, "rocm_version", v->rocm_version);
+	kv(out, "rocm_path", v->rocm_path);
+	rr_strbuf_adds(out, "\"torch\":{");
+	kv(out, "version", v->torch_version);
+	kv(out, "hip", v->torch_hip);
+	rr_strbuf_add_json_str(out, "cuda");
+	rr_strbuf_addch(out, ':');
+	if (v->torch_cuda)
+		rr_strbuf_add_json_str(out, v->torch_cuda);
+	else
+		rr_strbuf_adds(out, "null");
+	rr_strbuf_adds(out, "},");
+	kv(out, "pip_constraint", v->pip_constraint);
+	rr_strbuf_adds(out, "\"protected\":[");
+	for (size_t i = 0; i < st->n; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		kv(out, "name", st->items[i].name);
+		kv(out, "version", st->items[i].version);
+		kv(out, "clash_group", st->items[i].clash_group);
+		rr_strbuf_add_json_str(out, "why");
+		rr_strbuf_addch(out, ':');
+		rr_strbuf_add_json_str(out, st->items[i].why);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],\"distributions\":[");
+	for (size_t i = 0; i < v->ndists; i++) {
+		const struct rr_dist *d = &v->dists[i];
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		kv(out, "name", d->name);
+		kv(out, "version", d->version_text);
+		kv(out, "installer", d->installer);
+		kv(out, "direct_url", d->direct_url);
+		kv(out, "problem", d->problem);
+		rr_strbuf_add_json_str(out, "path");
+		rr_strbuf_addch(out, ':');
+		rr_strbuf_add_json_str(out, d->path);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],");
+	strv_json(out, "warnings", v->warnings, v->nwarnings, false);
+	rr_strbuf_adds(out, "}\n");
+}
+
+static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
+{
+	const struct rr_venv *v = s->venv;
+	const struct rr_stack *st = s->stack;
+	size_t broken = 0;
+
+	rr_strbuf_addf(out, "venv:           %s\n", v->root);
+	rr_strbuf_addf(out, "python:         %s\n", v->python_version ? v->python_version : "unknown");
+	rr_strbuf_addf(out, "site-packages:  %s\n", v->site_packages ? v->site_packages : "none");
+	for (size_t i = 0; i < v->nbridged_sites; i++)
+		rr_strbuf_addf(out, "bridged site:   %s\n", v->bridged_sites[i]);
+	rr_strbuf_addf(out, "ROCm:           %s%s%s%s\n", v->rocm_version ? v->rocm_version : "not found",
+		       v->rocm_path ? " (" : "", v->rocm_path ? v->rocm_path : "",
+		       v->rocm_path ? ")" : "");
+	if (v->torch_version)
+		rr_strbuf_addf(out, "torch:          %s (hip %s, cuda %s)\n", v->torch_version,
+			       v->torch_hip ? v->torch_hip : "None",
+			       v->torch_cuda ? v->torch_cuda : "None");
+	else
+		rr_strbuf_adds(out, "torch:          not installed\n");
+	if (v->pip_constraint)
+		rr_strbuf_addf(out, "pip constraint: %s\n", v->pip_constraint);
+	for (size_t i = 0; i < v->ndists; i++)
+		broken += v->dists[i].problem != NULL;
+	rr_strbuf_addf(out, "distributions:  %zu (%zu unreadable)\n", v->ndists, broken);
+	rr_strbuf_addf(out, "protected:      %zu\n", st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		const char *why = st->items[i].why;
+		rr_strbuf_addf(out, "  %s %s\n", st->items[i].name, st->items[i].version);
+		/* one reason per line */
+		while (*why) {
+			const char *semi = strstr(why, "; ");
+			size_t n = semi ? (size_t)(semi - why) : strlen(why);
+			rr_strbuf_addf(out, "      - %.*s\n", (int)n, why);
+			why += n + (semi ? 2 : 0);
+		}
+	}
+	for (size_t i = 0; i < v->ndists; i++)
+		if (v->dists[i].problem)
+			rr_strbuf_addf(out, "unreadable:     %s: %s\n", v->dists[i].path,
+				       v->dists[i].problem);
+}
+
+int cmd_inspect(struct rr_cli *cli)
+{
+	struct rr_session s;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	int status;
+
+	if (cli->ninputs) {
+		fprintf(stderr, "rocm-resolve: error: inspect takes no INPUT (got '%s')\n",
+			cli->inputs[0]);
+		return RR_EXIT_USAGE;
+	}
+	status = rr_session_open(&s, cli, false);
+	if (status >= 0)
+		return status;
+	if (cli->format == RR_FORMAT_JSON)
+		inspect_json(&s, &out);
+	else
+		inspect_text(&s, &out);
+	rr_session_close(&s);
+	return rr_cli_write_stdout(out.buf, out.len) ? RR_EXIT_OK : RR_EXIT_ENV;
+}

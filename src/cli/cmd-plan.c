@@ -1,0 +1,192 @@
+/*
+ * cmd-plan.c - `plan` (the default) and `check`.
+ *
+ * Both build the same plan; plan prints it, check prints the reasons the
+ * input as written would damage the stack and exits 1 when there are any.
+ * Stdout gets a complete plan or nothing: the whole text is formatted first
+ * and written once, after every step has succeeded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "cli.h"
+#include "session.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/resolution.h"
+#include "rocm-resolve/strbuf.h"
+#include "transitive.h"
+
+static char *scratch_dir(const struct rr_cli *cli)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (cli->no_cache)
+		return NULL;
+	if (cli->cache_dir)
+		return rr_xasprintf("%s/plans", cli->cache_dir);
+	if (xdg && *xdg)
+		return rr_xasprintf("%s/rocm-resolve/plans", xdg);
+	if (home && *home)
+		return rr_xasprintf("%s/.cache/rocm-resolve/plans", home);
+	return NULL;
+}
+
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		      struct rr_plan **ret)
+{
+	rr_error err = RR_ERROR_INIT;
+	RR_AUTOFREE char *scratch = scratch_dir(cli);
+	struct rr_plan_input in = {0};
+	rr_err rc;
+	int status;
+
+	in.reqs = &s->reqs;
+	in.venv = s->venv;
+	in.policy = s->policy;
+	in.stack = s->stack;
+	in.scratch_dir = scratch;
+	rc = rr_plan_build(&in, ret, &err);
+	if (rc) {
+		rr_cli_print_error(&err);
+		rr_error_release(&err);
+		return rr_cli_exit_for(rc);
+	}
+	if (!cli->no_index) {
+		status = rr_cli_resolve(cli, s, *ret, res);
+		if (status >= 0) {
+			*ret = rr_plan_free(*ret);
+			return status;
+		}
+	}
+	return -1;
+}
+
+static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
+{
+	for (size_t i = 0; i < p->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->warnings[i]);
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (d->action == RR_ACT_STRIP)
+			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
+		else if (d->reason == RR_WHY_NO_SAFE_VERSION)
+			rr_cli_warn(cli, "%s: %s", d->source, d->why);
+	}
+}
+
+/*
+ * the uv exclusions file (--excludes / UV_EXCLUDE): one name a line, for
+ * what must never be installed - CUDA-only projects and projects that would
+ * overwrite a protected module - from the plan and from the resolution
+ */
+static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan,
+			  const struct rr_resolution *res)
+{
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	RR_AUTOFREE char *tmp = rr_xasprintf("%s.tmp.%ld", cli->uv_excludes, (long)getpid());
+	FILE *f;
+
+	rr_strbuf_adds(&text, "# written by rocm-resolve: packages that must never be installed "
+			      "next to the ROCm stack\n");
+	for (size_t i = 0; i < plan->ndecisions; i++) {
+		const struct rr_decision *d = &plan->decisions[i];
+		if (d->action == RR_ACT_STRIP && d->name &&
+		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
+		    !strstr(text.buf, d->name))
+			rr_strbuf_addf(&text, "%s\n", d->name);
+	}
+	for (size_t i = 0; i < res->nexcludes; i++)
+		rr_strbuf_addf(&text, "%s\n", res->excludes[i]);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text.buf, f) == EOF || fclose(f) != 0 || rename(tmp, cli->uv_excludes)) {
+		fprintf(stderr, "rocm-resolve: error: cannot write '%s': %s\n", cli->uv_excludes,
+			strerror(errno));
+		unlink(tmp);
+		return RR_EXIT_ENV;
+	}
+	return -1;
+}
+
+int cmd_plan(struct rr_cli *cli)
+{
+	struct rr_session s;
+	struct rr_resolution res = {0};
+	struct rr_plan *plan = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	int status;
+
+	status = rr_session_open(&s, cli, true);
+	if (status >= 0)
+		return status;
+	rr_session_warnings(&s, cli);
+	status = rr_cli_build_plan(cli, &s, &res, &plan);
+	if (status < 0) {
+		print_warnings(cli, plan);
+		/* a requirement with no safe version: the plan stays on stderr only */
+		for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
+			if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
+				fprintf(stderr, "rocm-resolve: error: %s: no safe version of '%s' (--strict)\n",
+					plan->decisions[i].source, plan->decisions[i].requirement);
+				status = RR_EXIT_NO;
+			}
+		if (status < 0 && cli->uv_excludes)
+			status = write_excludes(cli, plan, &res);
+		if (status < 0) {
+			if (cli->lock && !cli->no_index)
+				rr_plan_format_lock(plan, &res, &out);
+			else if (cli->format == RR_FORMAT_JSON)
+				rr_plan_format_json(plan, &out);
+			else
+				rr_plan_format_text(plan, &out);
+			status = RR_EXIT_OK;
+			if (!rr_cli_write_stdout(out.buf, out.len)) {
+				fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
+				status = RR_EXIT_ENV;
+			}
+		}
+	}
+	rr_plan_free(plan);
+	rr_resolution_release(&res);
+	rr_session_close(&s);
+	return status;
+}
+
+int cmd_check(struct rr_cli *cli)
+{
+	struct rr_session s;
+	struct rr_resolution res = {0};
+	struct rr_plan *plan = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	int status;
+
+	status = rr_session_open(&s, cli, true);
+	if (status >= 0)
+		return status;
+	rr_session_warnings(&s, cli);
+	status = rr_cli_build_plan(cli, &s, &res, &plan);
+	if (status < 0) {
+		bool breaks = rr_plan_breaks_stack(plan);
+		if (cli->format == RR_FORMAT_JSON) {
+			rr_plan_format_json(plan, &out);
+			rr_cli_write_stdout(out.buf, out.len);
+		} else if (breaks) {
+			rr_plan_format_check(plan, &out);
+			fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
+					"stack in %s:\n%s",
+				plan->venv, out.buf);
+		} else if (cli->verbosity >= 0) {
+			fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
+					"protected)\n",
+				plan->venv, plan->npins);
+		}
+		status = breaks ? RR_EXIT_NO : RR_EXIT_OK;
+	}
+	rr_plan_free(plan);
+	rr_resolution_release(&res);
+	rr_session_close(&s);
+	return status;
+}

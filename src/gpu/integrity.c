@@ -1,0 +1,479 @@
+/*
+ * integrity: every file a protected distribution's RECORD lists must still hash to what the
+ * RECORD says, and no other installed distribution may ship one of its top-level modules.
+ * A file that differs is attributed to whichever other RECORD also lists it: that is the
+ * distribution whose install overwrote it (the usual story: a CUDA `triton` on top of
+ * `pytorch-triton-rocm`).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu/gpu.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/strbuf.h"
+
+#define MAX_LISTED 20 /* per kind of problem; the rest is counted */
+
+struct rec_entry {
+	char *path; /* normalized, absolute (site + RECORD path) */
+	char *hash; /* "sha256=..." or "" */
+};
+
+struct dist {
+	char *name, *version, *dir, *site;
+	struct rec_entry *ents; /* sorted by path */
+	size_t nents;
+	char **mods; /* top-level modules it ships (packages with __init__, single modules) */
+	size_t nmods;
+	bool has_record;
+};
+
+/* lexical normalization: collapse "//", "/./" and "x/../" so RECORDs compare equal */
+static char *normalize(const char *site, const char *rel)
+{
+	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
+	char **parts = NULL;
+	size_t n = 0, cap = 0;
+	struct rr_strbuf out = RR_STRBUF_INIT;
+	char *save = NULL;
+
+	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n && strcmp(parts[n - 1], ".."))
+				n--;
+			else if (site[0] != '/')
+				RR_PUSH(parts, n, cap) = t;
+			continue;
+		}
+		RR_PUSH(parts, n, cap) = t;
+	}
+	if (joined[0] == '/' || site[0] == '/')
+		rr_strbuf_addch(&out, '/');
+	for (size_t i = 0; i < n; i++)
+		rr_strbuf_addf(&out, "%s%s", i ? "/" : "", parts[i]);
+	free(parts);
+	return rr_strbuf_detach(&out, NULL);
+}
+
+/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
+static char *csv_field(const char **p)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	const char *s = *p;
+
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"')
+				rr_strbuf_addch(&sb, '"'), s++;
+			else if (*s == '"') {
+				s++;
+				break;
+			} else
+				rr_strbuf_addch(&sb, *s);
+		}
+		while (*s && *s != ',' && *s != '\n')
+			s++;
+	} else {
+		size_t len = strcspn(s, ",\r\n");
+		rr_strbuf_add(&sb, s, len);
+		s += len;
+	}
+	if (*s == ',')
+		s++;
+	*p = s;
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return strcmp(((const struct rec_entry *)a)->path, ((const struct rec_entry *)b)->path);
+}
+
+static bool has_mod(const struct dist *d, const char *m)
+{
+	for (size_t i = 0; i < d->nmods; i++)
+		if (!strcmp(d->mods[i], m))
+			return true;
+	return false;
+}
+
+/* top-level module of a RECORD path, or NULL for metadata, scripts and namespace dirs */
+static char *module_of(const char *rel)
+{
+	size_t len = strcspn(rel, "/");
+	RR_AUTOFREE char *first = rr_xstrndup(rel, len);
+	char *dot;
+
+	if (!len || !strcmp(first, "..") || !strcmp(first, "__pycache__") ||
+	    rr_str_endswith(first, ".dist-info") || rr_str_endswith(first, ".data") ||
+	    rr_str_endswith(first, ".egg-info"))
+		return NULL;
+	if (rel[len] == '/') /* a package: only when it has an __init__ (not a namespace dir) */
+		return !strcmp(rel + len, "/__init__.py") ? RR_STEAL(first) : NULL;
+	if (rr_str_endswith(first, ".py") || rr_str_endswith(first, ".so")) {
+		dot = strchr(first, '.'); /* "_foo.cpython-312-x86_64-linux-gnu.so" -> "_foo" */
+		*dot = '\0';
+		return RR_STEAL(first);
+	}
+	return NULL;
+}
+
+static void dist_load(struct dist *d)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTOFREE char *rec = rr_xasprintf("%s/RECORD", d->dir);
+	size_t cap = 0, mcap = 0;
+
+	if (rr_strbuf_read_file(&sb, rec, (size_t)1 << 30, NULL))
+		return;
+	d->has_record = true;
+	for (const char *p = sb.buf; *p;) {
+		RR_AUTOFREE char *path = csv_field(&p);
+		RR_AUTOFREE char *hash = *p && *p != '\n' && *p != '\r' ? csv_field(&p) : rr_xstrdup("");
+		char *m;
+
+		while (*p && *p != '\n')
+			p++; /* the size field and anything after it */
+		if (*p == '\n')
+			p++;
+		if (!path[0])
+			continue;
+		if ((m = module_of(path))) {
+			if (has_mod(d, m))
+				free(m);
+			else
+				RR_PUSH(d->mods, d->nmods, mcap) = m;
+		}
+		struct rec_entry *e = &RR_PUSH(d->ents, d->nents, cap);
+		e->path = normalize(d->site, path);
+		e->hash = RR_STEAL(hash);
+	}
+	if (d->nents)
+		qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
+}
+
+static void dist_release(struct dist *d)
+{
+	for (size_t i = 0; i < d->nents; i++) {
+		free(d->ents[i].path);
+		free(d->ents[i].hash);
+	}
+	for (size_t i = 0; i < d->nmods; i++)
+		free(d->mods[i]);
+	free(d->ents);
+	free(d->mods);
+	free(d->name);
+	free(d->version);
+	free(d->dir);
+	free(d->site);
+}
+
+static bool dist_lists(const struct dist *d, const char *path)
+{
+	struct rec_entry key = {.path = (char *)path};
+
+	return d->nents && bsearch(&key, d->ents, d->nents, sizeof(*d->ents), cmp_ent);
+}
+
+/* "triton-3.5.1+rocm7.dist-info" -> name "triton", version "3.5.1+rocm7" */
+static void dist_init(struct dist *d, const char *site, const char *entry)
+{
+	size_t stem = strlen(entry) - strlen(".dist-info");
+	const char *dash = memchr(entry, '-', stem);
+
+	memset(d, 0, sizeof(*d));
+	d->site = rr_xstrdup(site);
+	d->dir = normalize(site, entry);
+	d->name = rr_xstrndup(entry, dash ? (size_t)(dash - entry) : stem);
+	d->version = dash ? rr_xstrndup(dash + 1, stem - (size_t)(dash - entry) - 1) : rr_xstrdup("");
+}
+
+static void scan_site(const char *site, struct dist **all, size_t *n, size_t *cap)
+{
+	DIR *dir = opendir(site);
+	struct dirent *de;
+	char **names = NULL;
+	size_t nn = 0, ncap = 0;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir)))
+		if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
+			RR_PUSH(names, nn, ncap) = rr_xstrdup(de->d_name);
+	closedir(dir);
+	/* sorted: reports must not depend on readdir order */
+	for (size_t i = 1; i < nn; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < nn; i++) {
+		struct dist *d = &RR_PUSH(*all, *n, *cap);
+		dist_init(d, site, names[i]);
+		dist_load(d);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* is w one of the space-separated words of list? */
+static bool word_in(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+/* hash a file; false when it cannot be read */
+static bool hash_file(const char *path, char b64[44])
+{
+	unsigned char buf[65536], digest[32];
+	struct rr_sha256 h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return false;
+	rr_sha256_init(&h);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return false;
+		}
+		rr_sha256_update(&h, buf, (size_t)r);
+	}
+	close(fd);
+	rr_sha256_final(&h, digest);
+	rr_sha256_digest_to_b64url(digest, b64);
+	return true;
+}
+
+/*
+ * hash the entries in parallel: a ROCm torch is gigabytes of libraries, and one core hashing
+ * them all would make verify slow; the report is still built in RECORD order afterwards
+ */
+enum { H_OK, H_MISSING, H_DIFFERS, H_SKIP };
+
+struct hash_pool {
+	const struct dist *d;
+	unsigned char *result; /* H_* per entry */
+	atomic_size_t next;
+};
+
+static void *hash_worker(void *arg)
+{
+	struct hash_pool *pool = arg;
+	size_t i;
+	char b64[44];
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->d->nents) {
+		const struct rec_entry *ent = &pool->d->ents[i];
+		if (!rr_str_startswith(ent->hash, "sha256="))
+			pool->result[i] = H_SKIP;
+		else if (!hash_file(ent->path, b64))
+			pool->result[i] = H_MISSING;
+		else
+			pool->result[i] = strcmp(ent->hash + 7, b64) ? H_DIFFERS : H_OK;
+	}
+	return NULL;
+}
+
+static unsigned char *hash_all(const struct dist *d)
+{
+	struct hash_pool pool = {.d = d, .result = rr_xcalloc(d->nents + 1, 1)};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
+	pthread_t tids[16];
+	size_t started = 0;
+
+	atomic_init(&pool.next, 0);
+	if (nthreads > d->nents)
+		nthreads = d->nents ? d->nents : 1;
+	for (size_t t = 1; t < nthreads; t++)
+		if (!pthread_create(&tids[started], NULL, hash_worker, &pool))
+			started++;
+	hash_worker(&pool); /* this thread works too; enough even when no thread starts */
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	return pool.result;
+}
+
+/* the protected dist as given: its dist-info may be absolute or relative to a site dir */
+static bool locate(const struct rr_verify_opts *o, const struct rr_verify_dist *p,
+		   struct dist *all, size_t nall, size_t *idx)
+{
+	for (size_t i = 0; i < nall; i++) {
+		RR_AUTOFREE char *given = p->dist_info_dir[0] == '/'
+						  ? normalize("/", p->dist_info_dir)
+						  : normalize(all[i].site, p->dist_info_dir);
+		if (!strcmp(given, all[i].dir)) {
+			*idx = i;
+			return true;
+		}
+	}
+	(void)o;
+	return false;
+}
+
+void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st)
+{
+	struct dist *all = NULL;
+	size_t nall = 0, cap = 0, checked = 0, ndiff = 0, nclash = 0, nbad = 0;
+	RR_AUTO_STRBUF struct rr_strbuf fix = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf remove = RR_STRBUF_INIT;
+
+	if (!o->nprotected) {
+		rr_gpu_stage_set(st, RR_VERDICT_SKIP, "no protected distributions to check");
+		return;
+	}
+	for (size_t i = 0; i < o->nsite_dirs; i++)
+		scan_site(o->site_dirs[i], &all, &nall, &cap);
+	/* a protected dist-info outside the site dirs is still checked against its own RECORD */
+	for (size_t i = 0; i < o->nprotected; i++) {
+		const struct rr_verify_dist *p = &o->protected_dists[i];
+		size_t idx;
+		if (p->dist_info_dir && p->dist_info_dir[0] == '/' && !locate(o, p, all, nall, &idx)) {
+			RR_AUTOFREE char *norm = normalize("/", p->dist_info_dir);
+			char *slash = strrchr(norm, '/');
+			*slash = '\0';
+			struct dist *d = &RR_PUSH(all, nall, cap);
+			dist_init(d, norm[0] ? norm : "/", slash + 1);
+			dist_load(d);
+		}
+	}
+
+	for (size_t i = 0; i < o->nprotected; i++) {
+		struct rr_verify_dist pd = o->protected_dists[i];
+		const struct rr_verify_dist *p = &pd;
+		struct dist *d;
+		size_t idx, mine = 0;
+
+		if (!pd.version)
+			pd.version = "";
+		if (!pd.name)
+			pd.name = "?";
+		if (!p->dist_info_dir) {
+			/* an egg-info or a system package: there is no RECORD to hold it to */
+			rr_gpu_stage_detail(st, "%s %s: no .dist-info, not checked", p->name,
+					    p->version ? p->version : "");
+			continue;
+		}
+		if (!locate(o, p, all, nall, &idx) || !all[idx].has_record) {
+			rr_gpu_stage_detail(st, "%s %s: no RECORD in %s", p->name, p->version,
+					    p->dist_info_dir);
+			nbad++;
+			continue;
+		}
+		d = &all[idx];
+		RR_AUTOFREE unsigned char *res = hash_all(d);
+		for (size_t e = 0; e < d->nents; e++) {
+			const struct rec_entry *ent = &d->ents[e];
+			const char *why = NULL;
+
+			if (!ent->hash[0])
+				continue; /* RECORD itself, .pyc files: listed without a hash */
+			if (res[e] == H_SKIP) {
+				rr_gpu_stage_detail(st, "%s: hash '%s' not checked (only sha256)",
+						    ent->path, ent->hash);
+				continue;
+			}
+			checked++;
+			if (res[e] == H_MISSING)
+				why = "is missing or unreadable";
+			else if (res[e] == H_DIFFERS)
+				why = "differs from its RECORD hash";
+			if (!why)
+				continue;
+			mine++;
+			if (++ndiff > MAX_LISTED)
+				continue;
+			RR_AUTO_STRBUF struct rr_strbuf who = RR_STRBUF_INIT;
+			for (size_t k = 0; k < nall; k++)
+				if (k != idx && dist_lists(&all[k], ent->path))
+					rr_strbuf_addf(&who, "%s%s %s", who.len ? ", " : "",
+						       all[k].name, all[k].version);
+			const char *rel = rr_str_startswith(ent->path, d->site) &&
+							  ent->path[strlen(d->site)] == '/'
+						  ? ent->path + strlen(d->site) + 1
+						  : ent->path;
+			if (who.len)
+				rr_gpu_stage_detail(st, "%s (of %s %s) %s; also listed by %s, whose "
+						    "install overwrote it", rel, p->name, p->version,
+						    why, who.buf);
+			else
+				rr_gpu_stage_detail(st, "%s (of %s %s) %s; no other RECORD lists it "
+						    "(edited by hand or by a tool)", rel, p->name,
+						    p->version, why);
+		}
+		/* clashes: another dist-info shipping one of our top-level modules */
+		for (size_t k = 0; k < nall; k++) {
+			if (k == idx)
+				continue;
+			for (size_t m = 0; m < d->nmods; m++) {
+				if (!has_mod(&all[k], d->mods[m]))
+					continue;
+				nclash++;
+				rr_gpu_stage_detail(st, "module '%s' of %s %s is also shipped by %s %s "
+						    "(%s)", d->mods[m], p->name, p->version,
+						    all[k].name, all[k].version, all[k].dir);
+				if (!word_in(remove.buf, all[k].name))
+					rr_strbuf_addf(&remove, "%s%s", remove.len ? " " : "",
+						       all[k].name);
+				mine++;
+			}
+		}
+		if (mine && p->version[0])
+			rr_strbuf_addf(&fix, "%s'%s==%s'", fix.len ? " " : "", p->name, p->version);
+		else if (mine)
+			rr_strbuf_addf(&fix, "%s'%s'", fix.len ? " " : "", p->name);
+	}
+	if (ndiff > MAX_LISTED)
+		rr_gpu_stage_detail(st, "... and %zu more files that differ", ndiff - MAX_LISTED);
+
+	if (ndiff || nclash || nbad) {
+		RR_AUTO_STRBUF struct rr_strbuf sum = RR_STRBUF_INIT;
+		rr_strbuf_addf(&sum, "%zu of %zu files differ from their RECORD", ndiff, checked);
+		if (nclash)
+			rr_strbuf_addf(&sum, "; %zu module clash%s", nclash, nclash == 1 ? "" : "es");
+		if (nbad)
+			rr_strbuf_addf(&sum, "; %zu protected distribution%s without a RECORD", nbad,
+				       nbad == 1 ? "" : "s");
+		rr_gpu_stage_set(st, RR_VERDICT_FAIL, "%s", sum.buf);
+		if (fix.len && remove.len)
+			rr_gpu_stage_advice(st, "remove the intruder (`pip uninstall -y %s`), then "
+					    "restore the protected builds (`pip install "
+					    "--force-reinstall --no-deps %s` from the ROCm index)",
+					    remove.buf, fix.buf);
+		else if (fix.len)
+			rr_gpu_stage_advice(st, "restore the protected builds (`pip install "
+					    "--force-reinstall --no-deps %s` from the ROCm index)",
+					    fix.buf);
+		else
+			rr_gpu_stage_advice(st, "reinstall the protected distributions listed above");
+	} else if (!checked) {
+		rr_gpu_stage_set(st, RR_VERDICT_SKIP, "no protected distribution has a RECORD to "
+				 "check against");
+	} else {
+		rr_gpu_stage_set(st, RR_VERDICT_PASS, "%zu files of %zu protected distribution%s match "
+				 "their RECORD; no module clashes", checked, o->nprotected,
+				 o->nprotected == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < nall; i++)
+		dist_release(&all[i]);
+	free(all);
+}

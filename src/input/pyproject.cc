@@ -1,0 +1,384 @@
+/*
+ * pyproject.cc - [project] dependencies, optional-dependencies and PEP 735
+ * [dependency-groups] of a pyproject.toml, behind the C API of reqfile.h.
+ *
+ * The one C++ file of rocm-resolve: it exists only to use toml++. No
+ * exception crosses into C; toml++ parse errors become "file:line:col:
+ * message" from the parser's source region.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <toml++/toml.h>
+
+extern "C" {
+#include "rocm-resolve/marker.h"
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/requirement.h"
+#include "rocm-resolve/strbuf.h"
+}
+
+namespace {
+
+/* a PEP 735 group or extra may not be expanded deeper than this */
+constexpr size_t max_nesting = 64;
+
+struct ctx {
+	rr_reqset *set;
+	const char *path;
+	std::string_view text;
+	std::string self_key; /* normalised [project] name, "" when none */
+	const toml::table *optdeps = nullptr;
+	std::vector<std::string> chain;	   /* groups / extras being expanded */
+	std::vector<std::string> expanded; /* "extra|marker" already done */
+	size_t added = 0;
+};
+
+std::string normalize(std::string_view s)
+{
+	char *n = rr_name_normalize_n(s.data(), s.size());
+	std::string r(n);
+	free(n);
+	return r;
+}
+
+std::string line_text(const ctx &c, unsigned line)
+{
+	size_t pos = 0;
+	for (unsigned l = 1; l < line; l++) {
+		size_t nl = c.text.find('\n', pos);
+		if (nl == std::string_view::npos)
+			return std::string();
+		pos = nl + 1;
+	}
+	size_t end = c.text.find('\n', pos);
+	std::string s(c.text.substr(pos, end == std::string_view::npos ? end : end - pos));
+	if (!s.empty() && s.back() == '\r')
+		s.pop_back();
+	return s;
+}
+
+rr_err fail_node(const ctx &c, rr_err code, const toml::node &n, rr_error *err, const char *msg)
+{
+	unsigned line = (unsigned)n.source().begin.line;
+	unsigned col = (unsigned)n.source().begin.column;
+	std::string t = line_text(c, line);
+	return rr_fail_at(err, code, c.path, line, col, t.c_str(), "%s", msg);
+}
+
+std::string marker_string(const rr_marker *m)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_marker_format(m, &sb);
+	std::string s(sb.buf);
+	rr_strbuf_release(&sb);
+	return s;
+}
+
+rr_err expand_extra(ctx &c, const std::string &extra, const std::string &pmarker,
+		    const toml::node &where, rr_error *err);
+
+/*
+ * one dependency string; pmarker is the marker of the self-reference that
+ * led here ("" when none) and is ANDed onto the requirement's own
+ */
+rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, rr_error *err)
+{
+	const toml::value<std::string> *sv = n.as_string();
+	if (!sv)
+		return fail_node(c, RR_E_PARSE, n, err, "dependency must be a string");
+	const std::string &s = sv->get();
+	unsigned line = (unsigned)n.source().begin.line;
+	/* the string's first character follows its opening quote(s) */
+	std::string lt = line_text(c, line);
+	unsigned qcol = (unsigned)n.source().begin.column;
+	unsigned col0 = qcol + 1;
+	if (qcol >= 1 && lt.size() >= qcol + 2 &&
+	    (lt.compare(qcol - 1, 3, "\"\"\"") == 0 || lt.compare(qcol - 1, 3, "'''") == 0))
+		col0 = qcol + 3;
+
+	struct rr_requirement req = RR_REQUIREMENT_INIT;
+	rr_err rc = rr_requirement_parse(s.c_str(), &req, err);
+	if (rc) {
+		rr_error_set_origin(err, c.path, line, col0, lt.c_str());
+		return rc;
+	}
+	if (!c.self_key.empty() && req.key && c.self_key == req.key) {
+		/* "project[extra]" inside the project's own lists: pull those extras in */
+		std::string m = pmarker;
+		if (req.marker) {
+			std::string own = marker_string(req.marker);
+			m = m.empty() ? own : "(" + own + ") and (" + m + ")";
+		}
+		if (req.nextras == 0)
+			rr_reqset_add_warning(c.set, "%s:%u: '%s' names the project itself; ignored",
+					      c.path, line, s.c_str());
+		for (size_t i = 0; i < req.nextras && rc == RR_OK; i++)
+			rc = expand_extra(c, normalize(req.extras[i]), m, n, err);
+		rr_requirement_release(&req);
+		return rc;
+	}
+
+	std::string text = s;
+	if (!pmarker.empty()) {
+		/* rebuild as "<requirement without marker>; (own) and (inherited)" */
+		struct rr_marker *own = req.marker;
+		req.marker = nullptr;
+		char *base = rr_requirement_to_string(&req);
+		text = std::string(base) + "; ";
+		text += own ? "(" + marker_string(own) + ") and (" + pmarker + ")" : pmarker;
+		free(base);
+		rr_marker_free(own);
+		rr_requirement_release(&req);
+		req = RR_REQUIREMENT_INIT;
+		rc = rr_requirement_parse(text.c_str(), &req, err);
+		if (rc) {
+			rr_error_set_origin(err, c.path, line, col0, lt.c_str());
+			return rc;
+		}
+	}
+	struct rr_item *it = rr_reqset_add_item(c.set);
+	it->path = rr_xstrdup(c.path);
+	it->line = line;
+	it->col = col0;
+	it->text = rr_xstrdup(text.c_str());
+	it->kind = RR_ITEM_REQ;
+	it->req = req;
+	c.added++;
+	return RR_OK;
+}
+
+rr_err add_array(ctx &c, const toml::node &n, const std::string &pmarker, const char *what,
+		 rr_error *err)
+{
+	const toml::array *a = n.as_array();
+	if (!a) {
+		std::string msg = std::string(what) + " must be an array of strings";
+		return fail_node(c, RR_E_PARSE, n, err, msg.c_str());
+	}
+	for (const toml::node &e : *a) {
+		rr_err rc = add_dep(c, e, pmarker, err);
+		if (rc)
+			return rc;
+	}
+	return RR_OK;
+}
+
+/* keys of a table in file order (toml++ keeps them sorted) */
+std::vector<std::pair<const toml::key *, const toml::node *>> in_file_order(const toml::table &t)
+{
+	std::vector<std::pair<const toml::key *, const toml::node *>> v;
+	for (const auto &kv : t)
+		v.emplace_back(&kv.first, &kv.second);
+	std::stable_sort(v.begin(), v.end(), [](const auto &a, const auto &b) {
+		const auto &x = a.first->source().begin, &y = b.first->source().begin;
+		return x.line != y.line ? x.line < y.line : x.column < y.column;
+	});
+	return v;
+}
+
+const toml::node *find_normalized(const toml::table &t, const std::string &key)
+{
+	for (const auto &kv : t)
+		if (normalize(kv.first.str()) == key)
+			return &kv.second;
+	return nullptr;
+}
+
+rr_err expand_extra(ctx &c, const std::string &extra, const std::string &pmarker,
+		    const toml::node &where, rr_error *err)
+{
+	const toml::node *deps = c.optdeps ? find_normalized(*c.optdeps, extra) : nullptr;
+	if (!deps) {
+		rr_reqset_add_warning(c.set, "%s:%u: extra '%s' is not defined in [project.optional-dependencies]",
+				      c.path, (unsigned)where.source().begin.line, extra.c_str());
+		return RR_OK;
+	}
+	std::string key = extra + "|" + pmarker;
+	if (std::find(c.expanded.begin(), c.expanded.end(), key) != c.expanded.end())
+		return RR_OK; /* already in (this also ends self-referencing loops) */
+	if (c.chain.size() >= max_nesting)
+		return fail_node(c, RR_E_LIMIT, where, err, "extras nested too deeply");
+	c.expanded.push_back(key);
+	c.chain.push_back(extra);
+	rr_err rc = add_array(c, *deps, pmarker, "an optional-dependencies entry", err);
+	c.chain.pop_back();
+	return rc;
+}
+
+rr_err expand_group(ctx &c, const toml::table &groups, const std::string &name,
+		    const toml::node &where, rr_error *err)
+{
+	if (std::find(c.chain.begin(), c.chain.end(), name) != c.chain.end()) {
+		std::string msg = "dependency group cycle: ";
+		auto it = std::find(c.chain.begin(), c.chain.end(), name);
+		for (; it != c.chain.end(); ++it)
+			msg += *it + " -> ";
+		msg += name;
+		return fail_node(c, RR_E_PARSE, where, err, msg.c_str());
+	}
+	if (c.chain.size() >= max_nesting)
+		return fail_node(c, RR_E_LIMIT, where, err, "dependency groups nested too deeply");
+	const toml::node *g = find_normalized(groups, name);
+	if (!g) {
+		std::string msg = "dependency group '" + name + "' is not defined";
+		return fail_node(c, RR_E_NOTFOUND, where, err, msg.c_str());
+	}
+	const toml::array *a = g->as_array();
+	if (!a)
+		return fail_node(c, RR_E_PARSE, *g, err, "a dependency group must be an array");
+	c.chain.push_back(name);
+	rr_err rc = RR_OK;
+	for (const toml::node &e : *a) {
+		if (const toml::table *t = e.as_table()) {
+			const toml::node *inc = t->get("include-group");
+			if (!inc || !inc->is_string() || t->size() != 1) {
+				rc = fail_node(c, RR_E_PARSE, e, err,
+					       "a dependency group table must be {include-group = \"name\"}");
+				break;
+			}
+			rc = expand_group(c, groups, normalize(inc->as_string()->get()), *inc, err);
+		} else {
+			rc = add_dep(c, e, "", err);
+		}
+		if (rc)
+			break;
+	}
+	c.chain.pop_back();
+	return rc;
+}
+
+bool is_dynamic(const toml::table &project, const char *field)
+{
+	const toml::array *d = project["dynamic"].as_array();
+	if (!d)
+		return false;
+	for (const toml::node &e : *d)
+		if (e.is_string() && e.as_string()->get() == field)
+			return true;
+	return false;
+}
+
+rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *err)
+{
+	const toml::table *project = root["project"].as_table();
+	const toml::table *groups = root["dependency-groups"].as_table();
+	bool dyn = false;
+	rr_err rc;
+
+	if (root.contains("dependency-groups") && !groups)
+		return fail_node(c, RR_E_PARSE, *root.get("dependency-groups"), err,
+				 "[dependency-groups] must be a table");
+	if (!project) {
+		if (root.contains("project"))
+			return fail_node(c, RR_E_PARSE, *root.get("project"), err,
+					 "[project] must be a table");
+		rr_reqset_add_warning(c.set,
+				      "%s: no [project] table (poetry or build-system only?); no "
+				      "project dependencies read",
+				      c.path);
+	} else {
+		if (const toml::node *nm = project->get("name"); nm && nm->is_string())
+			c.self_key = normalize(nm->as_string()->get());
+		if (const toml::node *od = project->get("optional-dependencies")) {
+			c.optdeps = od->as_table();
+			if (!c.optdeps)
+				return fail_node(c, RR_E_PARSE, *od,
+						 err, "[project.optional-dependencies] must be a table");
+		}
+		dyn = is_dynamic(*project, "dependencies");
+		if (dyn)
+			rr_reqset_add_warning(c.set,
+					      "%s: dependencies are dynamic (computed by the build "
+					      "backend); they cannot be read without a build",
+					      c.path);
+		if (const toml::node *deps = project->get("dependencies")) {
+			rc = add_array(c, *deps, "", "[project] dependencies", err);
+			if (rc)
+				return rc;
+		}
+		bool want_extras = sel && (sel->all_extras || sel->nextras);
+		if (want_extras && is_dynamic(*project, "optional-dependencies"))
+			rr_reqset_add_warning(c.set,
+					      "%s: optional-dependencies are dynamic; extras cannot "
+					      "be read without a build",
+					      c.path);
+		if (sel && sel->all_extras && c.optdeps) {
+			for (const auto &kv : in_file_order(*c.optdeps)) {
+				rc = expand_extra(c, normalize(kv.first->str()), "", *kv.second, err);
+				if (rc)
+					return rc;
+			}
+		} else if (sel) {
+			for (size_t i = 0; i < sel->nextras; i++) {
+				rc = expand_extra(c, normalize(sel->extras[i]), "", *project, err);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	for (size_t i = 0; sel && i < sel->ngroups; i++) {
+		if (!groups)
+			return rr_fail_at(err, RR_E_NOTFOUND, c.path, 0, 0, nullptr,
+					  "dependency group '%s' requested but there is no "
+					  "[dependency-groups] table",
+					  sel->groups[i]);
+		c.chain.clear();
+		rc = expand_group(c, *groups, normalize(sel->groups[i]), *groups, err);
+		if (rc)
+			return rc;
+	}
+	if (dyn && c.added == 0)
+		return rr_fail_at(err, RR_E_UNSUPPORTED, c.path, 0, 0, nullptr,
+				  "[project] dependencies are dynamic; they cannot be read without "
+				  "running the build backend (list them in a requirements file)");
+	return RR_OK;
+}
+
+} // namespace
+
+extern "C" rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *text,
+				     size_t len, const struct rr_input_sel *sel, rr_error *err)
+{
+	if (len > RR_REQFILE_MAX_SIZE)
+		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
+				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
+	rr_reqset_add_file(set, path);
+	ctx c;
+	c.set = set;
+	c.path = path;
+	c.text = std::string_view(text, len);
+	try {
+		toml::table root = toml::parse(c.text, std::string_view(path));
+		return load(c, root, sel, err);
+	} catch (const toml::parse_error &e) {
+		unsigned line = (unsigned)e.source().begin.line;
+		unsigned col = (unsigned)e.source().begin.column;
+		std::string t = line_text(c, line);
+		std::string d(e.description());
+		return rr_fail_at(err, RR_E_PARSE, path, line, col, t.c_str(), "%s", d.c_str());
+	} catch (const std::bad_alloc &) {
+		fputs("rocm-resolve: out of memory\n", stderr);
+		abort();
+	} catch (const std::exception &e) {
+		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
+	}
+}
+
+extern "C" rr_err rr_pyproject_load(struct rr_reqset *set, const char *path,
+				    const struct rr_input_sel *sel, rr_error *err)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_err rc = rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, err);
+	if (rc == RR_OK)
+		rc = rr_pyproject_parse(set, path, sb.buf, sb.len, sel, err);
+	rr_strbuf_release(&sb);
+	return rc;
+}

@@ -1,0 +1,567 @@
+/*
+ * plan.c - one decision per input item.
+ *
+ * The rules, in order, for each requirement line (constraints included):
+ *   1. a marker that is false for the venv's interpreter: keep the line as
+ *      written (the installer will skip it too);
+ *   2. a CUDA-only project (policy rule): strip;
+ *   3. a URL or path to a protected project: strip (it would replace the build);
+ *   4. a project sharing an import module with a protected one (the triton
+ *      family): strip (it would overwrite the protected files);
+ *   5. a protected project: pin to the installed version, keeping extras and
+ *      marker; warn when the request asked for something else;
+ *   6. a constraint on anything else: kept, in a filtered copy of its file;
+ *   7. with a resolution: a requirement with no safe version is stripped with
+ *      the resolver's explanation; otherwise keep.
+ * Index options that point at CUDA wheel indexes are stripped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rocm-resolve/marker.h"
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/policy.h"
+#include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/requirement.h"
+#include "rocm-resolve/resolution.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/specifier.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+
+#define RR_ACTION_STR_(sym, str) str,
+static const char *const action_names[] = {RR_ACTION_LIST(RR_ACTION_STR_)};
+#undef RR_ACTION_STR_
+#define RR_REASON_STR_(sym, str) str,
+static const char *const reason_names[] = {RR_REASON_LIST(RR_REASON_STR_)};
+#undef RR_REASON_STR_
+
+const char *rr_action_to_string(rr_action a)
+{
+	return (unsigned)a < RR_ARRAY_LEN(action_names) ? action_names[a] : "unknown";
+}
+
+const char *rr_reason_to_string(rr_reason r)
+{
+	return (unsigned)r < RR_ARRAY_LEN(reason_names) ? reason_names[r] : "unknown";
+}
+
+static const char *match_cuda_index(const struct rr_policy *pol, const char *url);
+
+struct builder {
+	const struct rr_plan_input *in;
+	struct rr_plan *plan;
+	struct rr_marker_env env;
+	char pybuf[16];
+	size_t cap_decisions, cap_warnings, cap_opts, cap_stripped, cap_pins, cap_extra,
+		cap_constraints;
+};
+
+static void add_warning(struct builder *b, char *msg_owned)
+{
+	RR_PUSH(b->plan->warnings, b->plan->nwarnings, b->cap_warnings) = msg_owned;
+}
+
+static char *source_of(const struct rr_item *it)
+{
+	return rr_xasprintf("%s:%u", it->path ? it->path : "-", it->line);
+}
+
+/* the requirement as the user wrote it, extras/specifier/marker included, credentials hidden */
+static char *display_text(const struct rr_item *it)
+{
+	return rr_redact_credentials(it->text ? it->text : "");
+}
+
+/* name[extras]==version ; marker - keeps what the user asked for besides the version */
+static char *pin_line(const struct rr_requirement *r, const char *version)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	rr_strbuf_adds(&sb, r->name);
+	if (r->nextras) {
+		rr_strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < r->nextras; i++) {
+			if (i)
+				rr_strbuf_addch(&sb, ',');
+			rr_strbuf_adds(&sb, r->extras[i]);
+		}
+		rr_strbuf_addch(&sb, ']');
+	}
+	rr_strbuf_addf(&sb, "==%s", version);
+	if (r->marker) {
+		rr_strbuf_adds(&sb, " ; ");
+		rr_marker_format(r->marker, &sb);
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/* the item re-emitted: -e prefix, the text, then per-requirement options */
+static char *keep_line(const struct rr_item *it)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	if (it->editable)
+		rr_strbuf_adds(&sb, "-e ");
+	rr_strbuf_adds(&sb, it->text);
+	for (size_t i = 0; i < it->nhashes; i++)
+		rr_strbuf_addf(&sb, " --hash=%s", it->hashes[i]);
+	for (size_t i = 0; i < it->noptions; i++)
+		rr_strbuf_addf(&sb, " %s", it->options[i]);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+static struct rr_decision *new_decision(struct builder *b, const struct rr_item *it)
+{
+	struct rr_decision *d = &RR_PUSH(b->plan->decisions, b->plan->ndecisions, b->cap_decisions);
+
+	memset(d, 0, sizeof(*d));
+	d->source = source_of(it);
+	d->requirement = display_text(it);
+	d->name = it->req.name ? rr_xstrdup(it->req.name) : NULL;
+	d->constraint = it->constraint;
+	return d;
+}
+
+static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output, char *why)
+{
+	d->action = a;
+	d->reason = r;
+	d->output = output;
+	d->why = why;
+}
+
+/* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
+static char *short_why(const char *why)
+{
+	const char *semi = strstr(why, "; ");
+
+	return semi ? rr_xstrndup(why, (size_t)(semi - why)) : rr_xstrdup(why);
+}
+
+static bool marker_applies(struct builder *b, const struct rr_item *it)
+{
+	bool yes = true;
+	rr_error err = RR_ERROR_INIT;
+
+	if (!it->req.marker)
+		return true;
+	if (rr_marker_eval(it->req.marker, &b->env, &yes, &err)) {
+		add_warning(b, rr_xasprintf("%s:%u: cannot evaluate marker (%s); treating it as true",
+					    it->path, it->line, err.msg));
+		rr_error_release(&err);
+		return true;
+	}
+	return yes;
+}
+
+/* would the installed version satisfy what the user asked for? */
+static bool request_satisfied_by(const struct rr_requirement *r, const struct rr_dist *dist)
+{
+	if (r->url || !dist || !dist->version_ok)
+		return false;
+	return rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW);
+}
+
+static void decide_item(struct builder *b, const struct rr_item *it)
+{
+	const struct rr_plan_input *in = b->in;
+	struct rr_decision *d = new_decision(b, it);
+	const char *key = it->req.key;
+	const char *rule;
+	const struct rr_protected *prot;
+	const struct rr_protected *clash;
+	bool is_url = it->kind == RR_ITEM_URL || it->req.url;
+
+	if (!marker_applies(b, it)) {
+		decide(d, RR_ACT_KEEP, RR_WHY_MARKER_FALSE, it->constraint ? NULL : keep_line(it),
+		       rr_xstrdup("marker is false for this environment; kept as written"));
+		return;
+	}
+	if (is_url && (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text))) {
+		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
+		       rr_xasprintf("URL points at a CUDA wheel location (%s)", rule));
+		d->breaks_stack = true;
+		return;
+	}
+	if (!key) {
+		decide(d, RR_ACT_KEEP, RR_WHY_OK, it->constraint ? NULL : keep_line(it),
+		       rr_xstrdup("project name cannot be known without fetching the URL; kept"));
+		add_warning(b, rr_xasprintf("%s:%u: cannot tell which project '%s' installs; kept "
+					    "as written",
+					    it->path, it->line, d->requirement));
+		return;
+	}
+	if ((rule = rr_policy_match_cuda_only(in->policy, key))) {
+		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_ONLY, NULL,
+		       rr_xasprintf("CUDA-only package (%s)", rule));
+		d->breaks_stack = true;
+		return;
+	}
+	prot = rr_stack_lookup(in->stack, key);
+	clash = prot ? NULL : rr_stack_clash(in->stack, in->policy, key);
+	if (prot && is_url) {
+		RR_AUTOFREE char *why = short_why(prot->why);
+		decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED_URL, NULL,
+		       rr_xasprintf("a direct URL would replace the protected %s %s (%s)", prot->name,
+				    prot->version, why));
+		d->breaks_stack = true;
+		return;
+	}
+	if (clash) {
+		decide(d, RR_ACT_STRIP, RR_WHY_CLASH, NULL,
+		       rr_xasprintf("%s ships the same '%s' module as the protected %s %s and would "
+				    "overwrite its files",
+				    it->req.name, clash->clash_group ? clash->clash_group : key,
+				    clash->name, clash->version));
+		d->breaks_stack = true;
+		return;
+	}
+	if (prot) {
+		bool satisfied = request_satisfied_by(&it->req, prot->dist);
+
+		d->breaks_stack = !satisfied;
+		if (it->constraint) {
+			decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED, NULL,
+			       rr_xasprintf("constraint on the protected %s %s dropped; the pin "
+					    "below holds it",
+					    prot->name, prot->version));
+			return;
+		}
+		RR_AUTOFREE char *why = short_why(prot->why);
+		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
+		       rr_xasprintf("%s %s is protected (%s)", prot->name, prot->version, why));
+		if (!satisfied)
+			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
+						    "%s; pinned to the installed build",
+						    d->source, d->requirement, prot->name,
+						    prot->version));
+		return;
+	}
+	decide(d, RR_ACT_KEEP, it->constraint ? RR_WHY_CONSTRAINT : RR_WHY_OK,
+	       it->constraint ? NULL : keep_line(it),
+	       rr_xstrdup(it->constraint ? "constraint kept" : "no conflict with the ROCm stack"));
+}
+
+/* policy URL rules are written for bare hosts: drop "user:pass@" before matching */
+static const char *match_cuda_index(const struct rr_policy *pol, const char *url)
+{
+	const char *sep = strstr(url, "://");
+	const char *at;
+	RR_AUTOFREE char *bare = NULL;
+
+	if (sep) {
+		at = sep + 3 + strcspn(sep + 3, "@/?#");
+		if (*at == '@')
+			url = bare = rr_xasprintf("%.*s%s", (int)(sep + 3 - url), url, at + 1);
+	}
+	return rr_policy_match_cuda_index(pol, url);
+}
+
+static bool option_takes_url(const char *name)
+{
+	return strcmp(name, "--index-url") == 0 || strcmp(name, "-i") == 0 ||
+	       strcmp(name, "--extra-index-url") == 0 || strcmp(name, "--find-links") == 0 ||
+	       strcmp(name, "-f") == 0;
+}
+
+static bool option_is_include(const char *name)
+{
+	return strcmp(name, "-r") == 0 || strcmp(name, "--requirement") == 0 ||
+	       strcmp(name, "-c") == 0 || strcmp(name, "--constraint") == 0;
+}
+
+static void decide_options(struct builder *b)
+{
+	const struct rr_reqset *rs = b->in->reqs;
+
+	for (size_t i = 0; i < rs->nopts; i++) {
+		const struct rr_optline *o = &rs->opts[i];
+		const char *rule = NULL;
+		char *line;
+
+		if (option_is_include(o->name))
+			continue; /* includes are flattened into the decisions */
+		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
+		if (o->value && option_takes_url(o->name))
+			rule = match_cuda_index(b->in->policy, o->value);
+		if (rule) {
+			RR_AUTOFREE char *shown = rr_redact_credentials(line);
+			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =
+				rr_xasprintf("%s  (%s:%u: CUDA wheel index, %s)", shown, o->path, o->line,
+					     rule);
+			free(line);
+			continue;
+		}
+		/* duplicates (the same option in two included files) are written once */
+		for (size_t j = 0; j < b->plan->noption_lines; j++)
+			if (strcmp(b->plan->option_lines[j], line) == 0) {
+				line = rr_free(line);
+				break;
+			}
+		if (line)
+			RR_PUSH(b->plan->option_lines, b->plan->noption_lines, b->cap_opts) = line;
+	}
+}
+
+static void add_pins(struct builder *b)
+{
+	const struct rr_stack *st = b->in->stack;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct rr_protected *p = &st->items[i];
+		struct rr_plan_pin *pin = &RR_PUSH(b->plan->pins, b->plan->npins, b->cap_pins);
+
+		pin->name = rr_xstrdup(p->name);
+		pin->version = rr_xstrdup(p->version);
+		pin->why = rr_xstrdup(p->why);
+		pin->short_why = short_why(p->why);
+		pin->in_requirements = false;
+		for (size_t j = 0; j < b->plan->ndecisions; j++) {
+			const struct rr_decision *d = &b->plan->decisions[j];
+			if (d->action == RR_ACT_PIN && d->name && rr_name_eq(d->name, p->name) &&
+			    !strchr(d->output, ';'))
+				pin->in_requirements = true;
+		}
+	}
+}
+
+/*
+ * constraint files: when none of their entries had to go, the plan refers to
+ * the file itself; otherwise the kept entries are written to a content-addressed
+ * file in scratch_dir (atomically) and the plan refers to that copy
+ */
+static int mkdir_p(const char *dir)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(dir);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+static rr_err write_atomically(const char *dir, const char *name, const char *data, size_t len,
+			       char **ret_path, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, name);
+	RR_AUTOFREE char *tmp = rr_xasprintf("%s/.%s.%ld.tmp", dir, name, (long)getpid());
+	int fd;
+
+	if (mkdir_p(dir))
+		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", dir, strerror(errno));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", tmp, strerror(errno));
+	if (write(fd, data, len) != (ssize_t)len || fsync(fd)) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return rr_fail(err, RR_E_ENV, "cannot write '%s': %s", tmp, strerror(e));
+	}
+	close(fd);
+	if (rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return rr_fail(err, RR_E_ENV, "cannot rename '%s': %s", tmp, strerror(e));
+	}
+	*ret_path = RR_STEAL(path);
+	return RR_OK;
+}
+
+/* an include's path is relative to the file that names it */
+static char *resolve_include(const char *from, const char *value)
+{
+	RR_AUTOFREE char *joined = NULL;
+	const char *slash = from ? strrchr(from, '/') : NULL;
+
+	if (value[0] != '/' && slash)
+		joined = rr_xasprintf("%.*s/%s", (int)(slash - from), from, value);
+	return realpath(joined ? joined : value, NULL);
+}
+
+static rr_err add_constraints(struct builder *b, rr_error *err)
+{
+	const struct rr_plan *p = b->plan;
+	RR_AUTO_STRBUF struct rr_strbuf kept = RR_STRBUF_INIT;
+	bool any = false;
+	bool filtered = false;
+	char hex[65];
+	RR_AUTOFREE char *name = NULL;
+	RR_AUTOFREE char *path = NULL;
+	rr_err rc;
+
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (!d->constraint)
+			continue;
+		any = true;
+		if (d->action == RR_ACT_STRIP || d->reason == RR_WHY_MARKER_FALSE) {
+			filtered |= d->action == RR_ACT_STRIP;
+			if (d->action == RR_ACT_STRIP)
+				continue;
+		}
+		rr_strbuf_addf(&kept, "%s\n", b->in->reqs->items[i].text);
+	}
+	if (!any)
+		return RR_OK;
+	if (!filtered) {
+		/* every constraint survived: point at the original files */
+		for (size_t i = 0; i < b->in->reqs->nopts; i++) {
+			const struct rr_optline *o = &b->in->reqs->opts[i];
+			char *abs;
+			if (strcmp(o->name, "-c") && strcmp(o->name, "--constraint"))
+				continue;
+			abs = resolve_include(o->path, o->value);
+			RR_PUSH(b->plan->constraint_lines, b->plan->nconstraint_lines,
+				b->cap_constraints) = rr_xasprintf("-c %s", abs ? abs : o->value);
+			free(abs);
+		}
+		return RR_OK;
+	}
+	if (!kept.len)
+		return RR_OK;
+	if (!b->in->scratch_dir) {
+		add_warning(b, rr_xstrdup("constraint files needed filtering and no cache directory "
+					  "is available; their remaining entries are left out of "
+					  "the plan"));
+		return RR_OK;
+	}
+	rr_sha256_hex(kept.buf, kept.len, hex);
+	hex[16] = '\0';
+	name = rr_xasprintf("constraints-%s.txt", hex);
+	rc = write_atomically(b->in->scratch_dir, name, kept.buf, kept.len, &path, err);
+	if (rc)
+		return rc;
+	RR_PUSH(b->plan->constraint_lines, b->plan->nconstraint_lines, b->cap_constraints) =
+		rr_xasprintf("-c %s", path);
+	return RR_OK;
+}
+
+rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err)
+{
+	struct builder b = {0};
+	const struct rr_reqset *rs = in->reqs;
+	const struct rr_venv *v = in->venv;
+	rr_err rc;
+
+	b.in = in;
+	b.plan = rr_xcalloc(1, sizeof(*b.plan));
+	b.plan->venv = rr_xstrdup(v->root);
+	b.plan->python = rr_xstrdup(v->python_version ? v->python_version : "unknown");
+	b.plan->rocm = v->rocm_version ? rr_xstrdup(v->rocm_version) : NULL;
+	if (v->torch_version)
+		b.plan->torch = v->torch_hip ? rr_xasprintf("%s (hip %s)", v->torch_version,
+							    v->torch_hip)
+					     : rr_xstrdup(v->torch_version);
+	b.plan->inputs = rr_xcalloc(rs->nfiles + 1, sizeof(char *));
+	for (size_t i = 0; i < rs->nfiles; i++)
+		b.plan->inputs[b.plan->ninputs++] = rr_xstrdup(rs->files[i]);
+	rr_venv_marker_env(v, &b.env, b.pybuf);
+
+	for (size_t i = 0; i < rs->nwarnings; i++)
+		add_warning(&b, rr_xstrdup(rs->warnings[i]));
+	decide_options(&b);
+	for (size_t i = 0; i < rs->nitems; i++)
+		decide_item(&b, &rs->items[i]);
+	add_pins(&b);
+	rc = add_constraints(&b, err);
+	if (rc) {
+		rr_plan_free(b.plan);
+		return rc;
+	}
+	for (size_t i = 0; i < b.plan->ndecisions; i++)
+		b.plan->counts[b.plan->decisions[i].action]++;
+	*ret = b.plan;
+	return RR_OK;
+}
+
+void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res)
+{
+	size_t cap = p->nextra_pins;
+	size_t wcap = p->nwarnings;
+
+	for (size_t i = 0; i < p->ndecisions && i < res->nitems; i++) {
+		struct rr_decision *d = &p->decisions[i];
+		if (!res->unsat_why[i] || d->action != RR_ACT_KEEP || d->constraint)
+			continue;
+		d->action = RR_ACT_STRIP;
+		d->reason = RR_WHY_NO_SAFE_VERSION;
+		d->output = rr_free(d->output);
+		free(d->why);
+		d->why = rr_xstrdup(res->unsat_why[i]);
+		d->breaks_stack = true;
+	}
+	for (size_t i = 0; i < res->npins; i++)
+		RR_PUSH(p->extra_pins, p->nextra_pins, cap) =
+			rr_xasprintf("%s==%s  # %s", res->pins[i].name, res->pins[i].version,
+				     res->pins[i].why);
+	for (size_t i = 0; i < res->nwarnings; i++)
+		RR_PUSH(p->warnings, p->nwarnings, wcap) = rr_xstrdup(res->warnings[i]);
+	memset(p->counts, 0, sizeof(p->counts));
+	for (size_t i = 0; i < p->ndecisions; i++)
+		p->counts[p->decisions[i].action]++;
+}
+
+bool rr_plan_breaks_stack(const struct rr_plan *p)
+{
+	if (p->nstripped_options)
+		return true;
+	for (size_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].breaks_stack)
+			return true;
+	return false;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+struct rr_plan *rr_plan_free(struct rr_plan *p)
+{
+	if (!p)
+		return NULL;
+	free(p->venv);
+	free(p->python);
+	free(p->rocm);
+	free(p->torch);
+	free_strv(p->inputs, p->ninputs);
+	free_strv(p->option_lines, p->noption_lines);
+	free_strv(p->stripped_options, p->nstripped_options);
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		struct rr_decision *d = &p->decisions[i];
+		free(d->source);
+		free(d->requirement);
+		free(d->name);
+		free(d->output);
+		free(d->why);
+	}
+	free(p->decisions);
+	for (size_t i = 0; i < p->npins; i++) {
+		free(p->pins[i].name);
+		free(p->pins[i].version);
+		free(p->pins[i].why);
+		free(p->pins[i].short_why);
+	}
+	free(p->pins);
+	free_strv(p->extra_pins, p->nextra_pins);
+	free_strv(p->constraint_lines, p->nconstraint_lines);
+	free_strv(p->warnings, p->nwarnings);
+	free(p);
+	return NULL;
+}

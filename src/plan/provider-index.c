@@ -1,0 +1,328 @@
+/*
+ * provider-index.c - the resolver's view of a package index and the venv.
+ *
+ * Candidates of a project are its index releases that have a file the venv's
+ * interpreter can install (the best-ranked compatible wheel, else an sdist),
+ * plus the installed version. Dependencies come from the installed METADATA,
+ * else the index's core metadata (PEP 658, the wheel, or a static sdist).
+ * Page and metadata fetches are batched through the prefetch hints, so the
+ * index client can run them in parallel.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocm-resolve/index.h"
+#include "rocm-resolve/metadata.h"
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/tags.h"
+#include "rocm-resolve/venv.h"
+#include "provider-index.h"
+
+struct cand_data {
+	const struct rr_index_file *file; /* NULL for an installed-only candidate */
+	const struct rr_dist *dist;	  /* installed dist when this is the installed version */
+	struct rr_metadata meta;
+	bool meta_loaded;
+	const char **requires; /* borrowed from meta or dist */
+	size_t nrequires;
+};
+
+struct pkg {
+	char *key;
+	struct rr_candidate *cands;
+	struct cand_data **data;
+	size_t n;
+};
+
+struct rr_index_provider {
+	struct rr_index_client *client;
+	const struct rr_venv *venv;
+	struct rr_target target;
+	struct pkg *pkgs;
+	size_t npkgs, cap_pkgs;
+	char **warnings;
+	size_t nwarnings, cap_warnings;
+};
+
+static struct pkg *find_pkg(struct rr_index_provider *ip, const char *key)
+{
+	for (size_t i = 0; i < ip->npkgs; i++)
+		if (strcmp(ip->pkgs[i].key, key) == 0)
+			return &ip->pkgs[i];
+	return NULL;
+}
+
+static void warn(struct rr_index_provider *ip, char *msg)
+{
+	RR_PUSH(ip->warnings, ip->nwarnings, ip->cap_warnings) = msg;
+}
+
+/* the file of one release the venv would install: best compatible wheel, else an sdist */
+static bool file_better(const struct rr_index_file *f, int score, const struct rr_index_file *best,
+			int best_score)
+{
+	if (!best)
+		return true;
+	if (f->yanked != best->yanked)
+		return !f->yanked;
+	return score > best_score;
+}
+
+static int file_score(const struct rr_index_provider *ip, const struct rr_index_file *f)
+{
+	struct rr_wheel_name w;
+	int s;
+
+	if (!f->is_wheel)
+		return 0; /* an sdist can be built anywhere, ranked below any wheel */
+	if (rr_wheel_name_parse(f->filename, &w, NULL))
+		return -1;
+	s = rr_wheel_score(&w, &ip->target);
+	rr_wheel_name_release(&w);
+	return s < 0 ? -1 : s + 1;
+}
+
+static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtext,
+		     struct rr_version *v, const struct rr_index_file *file,
+		     const struct rr_dist *dist)
+{
+	struct rr_candidate *c = &RR_PUSH(pk->cands, pk->n, *cap);
+	struct cand_data *d = rr_xcalloc(1, sizeof(*d));
+	size_t n = pk->n - 1;
+
+	memset(c, 0, sizeof(*c));
+	c->version_text = rr_xstrdup(vtext);
+	c->version = *v;
+	c->yanked = file && file->yanked;
+	c->installed = dist != NULL;
+	c->requires_python = file && file->requires_python ? rr_xstrdup(file->requires_python) : NULL;
+	d->file = file;
+	d->dist = dist;
+	c->data = d;
+	RR_PUSH(pk->data, n, *dcap) = d;
+}
+
+static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg **ret,
+		       rr_error *err)
+{
+	const struct rr_index_project *proj = NULL;
+	const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
+	struct pkg pk = {0};
+	size_t cap = 0;
+	size_t dcap = 0;
+	bool dist_matched = false;
+	rr_err rc;
+
+	if (dist && dist->problem)
+		dist = NULL;
+	rc = rr_index_get_project(ip->client, key, &proj, err);
+	if (rc && rc != RR_E_NOTFOUND)
+		return rc;
+	if (rc == RR_E_NOTFOUND && !dist)
+		return RR_E_NOTFOUND;
+	pk.key = rr_xstrdup(key);
+	for (size_t i = 0; proj && i < proj->nfiles; i++) {
+		const struct rr_index_file *f = &proj->files[i];
+		const struct rr_index_file *best = NULL;
+		int best_score = -1;
+		struct rr_version v = RR_VERSION_INIT;
+		bool seen = false;
+
+		if (!f->version || rr_version_parse(f->version, &v, NULL))
+			continue;
+		/* one candidate per release: skip files of a release already taken */
+		for (size_t k = 0; k < pk.n; k++)
+			if (rr_version_cmp(&pk.cands[k].version, &v) == 0)
+				seen = true;
+		if (seen) {
+			rr_version_release(&v);
+			continue;
+		}
+		for (size_t j = i; j < proj->nfiles; j++) {
+			const struct rr_index_file *g = &proj->files[j];
+			struct rr_version w = RR_VERSION_INIT;
+			int s;
+			if (!g->version || rr_version_parse(g->version, &w, NULL))
+				continue;
+			if (rr_version_cmp(&v, &w) == 0 && (s = file_score(ip, g)) >= 0 &&
+			    file_better(g, s, best, best_score)) {
+				best = g;
+				best_score = s;
+			}
+			rr_version_release(&w);
+		}
+		if (!best) {
+			rr_version_release(&v);
+			continue;
+		}
+		{
+			const struct rr_dist *here =
+				dist && dist->version_ok && rr_version_cmp(&dist->version, &v) == 0
+					? dist
+					: NULL;
+			dist_matched |= here != NULL;
+			add_cand(&pk, &cap, &dcap, best->version, &v, best, here);
+		}
+	}
+	if (dist && !dist_matched && dist->version_ok) {
+		struct rr_version v = RR_VERSION_INIT;
+		rr_version_copy(&v, &dist->version);
+		add_cand(&pk, &cap, &dcap, dist->version_text, &v, NULL, dist);
+	}
+	RR_PUSH(ip->pkgs, ip->npkgs, ip->cap_pkgs) = pk;
+	*ret = &ip->pkgs[ip->npkgs - 1];
+	return RR_OK;
+}
+
+static rr_err p_candidates(void *ctx, const char *key, const struct rr_candidate **ret, size_t *n,
+			   rr_error *err)
+{
+	struct rr_index_provider *ip = ctx;
+	struct pkg *pk = find_pkg(ip, key);
+	rr_err rc;
+
+	if (!pk) {
+		rc = load_pkg(ip, key, &pk, err);
+		if (rc)
+			return rc;
+	}
+	*ret = pk->cands;
+	*n = pk->n;
+	return RR_OK;
+}
+
+static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct cand_data *d,
+			const char *vtext, rr_error *err)
+{
+	const char *text;
+	size_t len;
+	rr_err rc;
+
+	if (d->meta_loaded)
+		return RR_OK;
+	d->meta_loaded = true;
+	if (d->dist) {
+		d->requires = (const char **)d->dist->meta.requires_dist;
+		d->nrequires = d->dist->meta.nrequires_dist;
+		return RR_OK;
+	}
+	rc = rr_index_get_metadata(ip->client, d->file, &text, &len, err);
+	if (rc == RR_E_UNSUPPORTED) {
+		warn(ip, rr_xasprintf("%s %s: its dependencies cannot be known without a build "
+				      "(sdist with dynamic metadata); resolved as if it had none",
+				      key, vtext));
+		if (err)
+			rr_error_release(err);
+		return RR_OK;
+	}
+	if (rc)
+		return rc;
+	rc = rr_metadata_parse(text, len, d->file->url, &d->meta, err);
+	if (rc)
+		return rc;
+	d->requires = (const char **)d->meta.requires_dist;
+	d->nrequires = d->meta.nrequires_dist;
+	return RR_OK;
+}
+
+static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
+			     const char *const **ret, size_t *n, rr_error *err)
+{
+	struct rr_index_provider *ip = ctx;
+	struct cand_data *d = (struct cand_data *)c->data;
+	rr_err rc = load_meta(ip, key, d, c->version_text, err);
+
+	if (rc)
+		return rc;
+	*ret = d->requires;
+	*n = d->nrequires;
+	return RR_OK;
+}
+
+static void p_prefetch(void *ctx, const char *const *keys, size_t n)
+{
+	struct rr_index_provider *ip = ctx;
+	rr_error err = RR_ERROR_INIT;
+
+	/* failures surface again, with their message, when the key is asked for */
+	if (rr_index_fetch_projects(ip->client, keys, n, &err))
+		rr_error_release(&err);
+}
+
+static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			    size_t n)
+{
+	struct rr_index_provider *ip = ctx;
+	const struct rr_index_file **files = rr_xcalloc(n + 1, sizeof(*files));
+	size_t nf = 0;
+	rr_error err = RR_ERROR_INIT;
+
+	(void)key;
+	for (size_t i = 0; i < n; i++) {
+		const struct cand_data *d = cs[i]->data;
+		if (d && d->file && !d->dist && !d->meta_loaded)
+			files[nf++] = d->file;
+	}
+	if (nf && rr_index_fetch_metadata(ip->client, files, nf, &err))
+		rr_error_release(&err);
+	free(files);
+}
+
+struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
+						const struct rr_venv *venv)
+{
+	struct rr_index_provider *ip = rr_xcalloc(1, sizeof(*ip));
+
+	ip->client = client;
+	ip->venv = venv;
+	rr_target_host(&ip->target, venv->python_version);
+	return ip;
+}
+
+void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret)
+{
+	ret->ctx = ip;
+	ret->candidates = p_candidates;
+	ret->dependencies = p_dependencies;
+	ret->prefetch = p_prefetch;
+	ret->prefetch_deps = p_prefetch_deps;
+}
+
+const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c)
+{
+	const struct cand_data *d = c ? c->data : NULL;
+
+	return d ? d->file : NULL;
+}
+
+size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret)
+{
+	*ret = ip->warnings;
+	return ip->nwarnings;
+}
+
+struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
+{
+	if (!ip)
+		return NULL;
+	for (size_t i = 0; i < ip->npkgs; i++) {
+		struct pkg *pk = &ip->pkgs[i];
+		for (size_t k = 0; k < pk->n; k++) {
+			free(pk->cands[k].version_text);
+			free(pk->cands[k].requires_python);
+			rr_version_release(&pk->cands[k].version);
+			rr_metadata_release(&pk->data[k]->meta);
+			free(pk->data[k]);
+		}
+		free(pk->cands);
+		free(pk->data);
+		free(pk->key);
+	}
+	free(ip->pkgs);
+	for (size_t i = 0; i < ip->nwarnings; i++)
+		free(ip->warnings[i]);
+	free(ip->warnings);
+	free(ip);
+	return NULL;
+}

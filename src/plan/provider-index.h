@@ -1,0 +1,24 @@
+/*
+ * provider-index.h - a resolver provider backed by an index client and the
+ * venv's installed distributions. Everything it hands out lives until
+ * rr_index_provider_free().
+ */
+#ifndef RR_PROVIDER_INDEX_H
+#define RR_PROVIDER_INDEX_H
+
+#include "rocm-resolve/provider.h"
+
+struct rr_index_client;
+struct rr_index_file;
+struct rr_venv;
+struct rr_index_provider;
+
+struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
+						const struct rr_venv *venv);
+void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret);
+/* the index file behind a candidate, NULL for an installed-only one */
+const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c);
+size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret);
+struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip);
+
+#endif

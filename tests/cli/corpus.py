@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Run `rocm-resolve --no-index --venv fixtures/venvs/rocm72` on every file of the
+shared corpus (requirements, freeze listings, pyproject.toml). Each must exit 0
+with a plan on stdout, or exit 2 with a 'file:line:col: message' on stderr and
+nothing on stdout. Under ASan/UBSan any sanitizer report fails the run."""
+import os
+import re
+import subprocess
+import sys
+
+src = os.environ["RR_SRCDIR"]
+exe = os.path.join(os.environ["RR_BUILDDIR"], "src", "cli", "rocm-resolve")
+corpus = os.environ.get("RR_SHARED", os.path.join(src, "..", "shared"))
+corpus = os.path.join(corpus, "corpus")
+if not os.path.isdir(corpus):
+    print(f"SKIP: corpus not found at {corpus}")
+    sys.exit(77)
+
+venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+files = []
+for sub in ("requirements", "freeze", "pyproject"):
+    d = os.path.join(corpus, sub)
+    files += [os.path.join(d, f) for f in sorted(os.listdir(d))]
+
+located = re.compile(r"^rocm-resolve: error: [^\n]+:\d+:\d+: ", re.M)
+passed = failed = 0
+counts = {0: 0, 2: 0}
+for f in files:
+    args = [exe, "--no-index", "--venv", venv, f]
+    r = subprocess.run(args, capture_output=True, cwd=src, timeout=60)
+    err = r.stderr.decode(errors="replace")
+    problems = []
+    if "Sanitizer" in err or "runtime error:" in err:
+        problems.append("sanitizer report")
+    if r.returncode == 0:
+        if not r.stdout.startswith(b"# rocm-resolve"):
+            problems.append("exit 0 without a plan on stdout")
+    elif r.returncode == 2:
+        if r.stdout:
+            problems.append("exit 2 with output on stdout")
+        if not located.search(err) and "dynamic" not in err:
+            problems.append("exit 2 without a file:line:col message")
+    else:
+        problems.append(f"exit {r.returncode}")
+    if problems:
+        failed += 1
+        print(f"FAIL {os.path.basename(f)}: {'; '.join(problems)}\n{err[:2000]}")
+    else:
+        passed += 1
+        counts[r.returncode] += 1
+        print(f"PASS {os.path.basename(f)} (exit {r.returncode})")
+print(f"{len(files)} corpus files: {counts[0]} planned, {counts[2]} rejected with a located error")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
