@@ -12,28 +12,8 @@
 #include <string.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/util.h"
-
-char *rr_index_normalize(const char *name)
-{
-	struct rr_strbuf sb = RR_STRBUF_INIT;
-	bool sep = false;
-
-	for (const char *p = name; *p; p++) {
-		char ch = *p;
-		if (ch == '-' || ch == '_' || ch == '.') {
-			sep = true;
-			continue;
-		}
-		if (sep && sb.len)
-			rr_strbuf_addch(&sb, '-');
-		sep = false;
-		if (ch >= 'A' && ch <= 'Z')
-			ch = (char)(ch - 'A' + 'a');
-		rr_strbuf_addch(&sb, ch);
-	}
-	return rr_strbuf_detach(&sb, NULL);
-}
 
 static void file_release(struct rr_index_file *f)
 {
@@ -74,6 +54,26 @@ static char *lower_hex(const char *s, size_t n)
 		if (*p >= 'A' && *p <= 'F')
 			*p = (char)(*p - 'A' + 'a');
 	return r;
+}
+
+/* UTF-8 encode a code point (<= 0x10FFFF) */
+static void jutf8(struct rr_strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		rr_strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		rr_strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		rr_strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		rr_strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	}
 }
 
 /* "sha256=<hex>" -> hex; anything else (other algorithms, "true") -> NULL */
@@ -337,7 +337,7 @@ static rr_err apply_files(struct jpage *jp, const char *page_url, const char *in
 			return rc;
 	}
 	if (jp->name.k == JK_STR)
-		p.key = rr_index_normalize(jp->name.s);
+		p.key = rr_name_normalize(jp->name.s);
 	if (jp->files_k != JK_ARR) {
 		RR_AUTOFREE char *u = rr_url_redact(page_url);
 		rr_index_project_release(&p);
@@ -526,25 +526,6 @@ static bool j4hex(struct jscan *s, unsigned *v)
 	}
 	s->p += 4;
 	return true;
-}
-
-static void jutf8(struct rr_strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		rr_strbuf_addch(sb, (char)cp);
-	} else if (cp < 0x800) {
-		rr_strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
-		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		rr_strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
-		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		rr_strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
-		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	}
 }
 
 /* length of a valid UTF-8 sequence at p (first byte >= 0x80), 0 when invalid */
@@ -1051,7 +1032,7 @@ rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url
 		return rr_fail(err, RR_E_PARSE, "%s: expected \"info\" and \"releases\"", u);
 	}
 	if (json_is_string(json_object_get(info, "name")))
-		p.key = rr_index_normalize(json_string_value(json_object_get(info, "name")));
+		p.key = rr_name_normalize(json_string_value(json_object_get(info, "name")));
 	json_object_foreach(releases, ver, list)
 	{
 		for (size_t i = 0; json_is_array(list) && i < json_array_size(list); i++) {
@@ -1134,22 +1115,7 @@ static void html_unescape(const char *s, size_t n, struct rr_strbuf *out)
 						cp = cp * (hex ? 16 : 10) + (unsigned long)d;
 				}
 				if (ok && cp > 0 && cp <= 0x10FFFF) {
-					/* UTF-8 encode */
-					if (cp < 0x80) {
-						rr_strbuf_addch(out, (char)cp);
-					} else if (cp < 0x800) {
-						rr_strbuf_addch(out, (char)(0xC0 | (cp >> 6)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					} else if (cp < 0x10000) {
-						rr_strbuf_addch(out, (char)(0xE0 | (cp >> 12)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 6) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					} else {
-						rr_strbuf_addch(out, (char)(0xF0 | (cp >> 18)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 12) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 6) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					}
+					jutf8(out, cp);
 					done = true;
 				}
 			} else {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/index.h"
 
 #define PAGE "https://download.pytorch.org/whl/rocm6.4/torch/"
@@ -23,7 +24,7 @@ static const char pytorch_html[] =
 	"torch-2.8.0+rocm6.4-cp312-cp312-manylinux_2_28_x86_64.whl</a><br/>\n"
 	"<!-- <a href=\"/whl/commented-1.0-py3-none-any.whl\">x</a> -->\n"
 	"    <A HREF='https://download-r2.pytorch.org/whl/torch-2.9.1%2Brocm6.4-cp311-cp311-linux_x86_64.whl'"
-	" data-requires-python=\"&gt;=3.10\" data-yanked=\"bad &amp; broken\">t</A>\n"
+	" data-requires-python=\"&gt;=3.10\" data-yanked=\"bad &amp; broken &#233;&#x41;&bogus;\">t</A>\n"
 	"    <a href=\"../torch-2.7.1.tar.gz#md5=abc\" data-yanked>sdist</a>\n"
 	"    <a href=\"torch-2.0.0.win32.exe\">ignored</a>\n"
 	"    <a name=\"anchor\">no href</a>\n"
@@ -59,7 +60,7 @@ static void test_html_pytorch_style(void **state)
 
 	assert_string_equal(p.files[1].requires_python, ">=3.10");
 	assert_true(p.files[1].yanked);
-	assert_string_equal(p.files[1].yanked_reason, "bad & broken");
+	assert_string_equal(p.files[1].yanked_reason, "bad & broken \xc3\xa9A&bogus;");
 	assert_false(p.files[1].has_metadata);
 	assert_null(p.files[1].sha256);
 
@@ -227,10 +228,10 @@ static void test_redact_and_names(void **state)
 	s = rr_url_realm("HTTPS://H.Example/x");
 	assert_string_equal(s, "https://h.example:443");
 	free(s);
-	s = rr_index_normalize("Pytorch_Triton.ROCm");
+	s = rr_name_normalize("Pytorch_Triton.ROCm");
 	assert_string_equal(s, "pytorch-triton-rocm");
 	free(s);
-	s = rr_index_normalize("a__-._b");
+	s = rr_name_normalize("a__-._b");
 	assert_string_equal(s, "a-b");
 	free(s);
 }
