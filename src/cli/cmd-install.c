@@ -162,6 +162,10 @@ int cmd_install(struct rr_cli *cli)
 		goto out;
 	rr_plan_format_text(plan, &text);
 	excludes_text(plan, &excl);
+	/* and what the transitive resolution met on the way (a dependency on
+	 * triton next to a protected pytorch-triton-rocm), as --uv-excludes writes */
+	for (size_t i = 0; i < res.nexcludes; i++)
+		rr_strbuf_addf(&excl, "%s\n", res.excludes[i]);
 	python = rr_xasprintf("%s/bin/python", s.venv->root);
 	snap = rr_xcalloc(s.stack->n + 1, sizeof(*snap));
 	for (size_t i = 0; i < s.stack->n; i++) {

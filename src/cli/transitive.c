@@ -77,6 +77,7 @@ int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_plan *pla
 	struct rr_transitive_input in = {0};
 	rr_error err = RR_ERROR_INIT;
 	rr_err rc;
+	bool from_index = false;
 	const char *primary;
 
 	if (s->reqs.no_index) {
@@ -118,6 +119,7 @@ int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_plan *pla
 		in.client = client;
 		in.pre = cli->pre || s->reqs.pre;
 		rc = rr_transitive_resolve(&in, res, &err);
+		from_index = true;
 	}
 	if (!rc)
 		rr_cli_info(cli, "resolved %zu packages in %zu decisions with %zu HTTP requests",
@@ -130,6 +132,11 @@ int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_plan *pla
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
+		/* the inputs were parsed before this step: bad data met while resolving
+		 * (malformed JSON, a hash mismatch, an oversized answer) came from the
+		 * index, an environment problem (exit 3), not the user's input (exit 2) */
+		if (from_index && rr_cli_exit_for(rc) == RR_EXIT_USAGE)
+			return RR_EXIT_ENV;
 		return rr_cli_exit_for(rc);
 	}
 	rr_plan_apply_resolution(plan, res);
