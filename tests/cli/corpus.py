@@ -5,8 +5,10 @@ with a plan on stdout, or exit 2 with a 'file:line:col: message' on stderr and
 nothing on stdout. Under ASan/UBSan any sanitizer report fails the run."""
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 src = os.environ["RR_SRCDIR"]
 exe = os.path.join(os.environ["RR_BUILDDIR"], "src", "cli", "rocm-resolve")
@@ -17,10 +19,19 @@ if not os.path.isdir(corpus):
     sys.exit(77)
 
 venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+# the corpus flattens owner/repo/path into owner__repo__path; lay it out again
+# (as symlinks) so that -r/-c includes between files of one repository resolve
+tree = tempfile.mkdtemp(prefix="rr-corpus-")
 files = []
 for sub in ("requirements", "freeze", "pyproject"):
     d = os.path.join(corpus, sub)
-    files += [os.path.join(d, f) for f in sorted(os.listdir(d))]
+    for f in sorted(os.listdir(d)):
+        parts = f.split("__")
+        rel = os.path.join(sub, *parts) if len(parts) >= 3 else os.path.join(sub, f)
+        dst = os.path.join(tree, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        os.symlink(os.path.join(d, f), dst)
+        files.append(dst)
 
 located = re.compile(r"^rocm-resolve: error: [^\n]+:\d+:\d+: ", re.M)
 passed = failed = 0
@@ -48,7 +59,9 @@ for f in files:
     else:
         passed += 1
         counts[r.returncode] += 1
-        print(f"PASS {os.path.basename(f)} (exit {r.returncode})")
+        first = err.splitlines()[0] if r.returncode and err else ""
+        print(f"PASS {os.path.relpath(f, tree)} (exit {r.returncode}) {first}")
+shutil.rmtree(tree, ignore_errors=True)
 print(f"{len(files)} corpus files: {counts[0]} planned, {counts[2]} rejected with a located error")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
