@@ -1,6 +1,12 @@
 # rocm-resolve torch probe (schema 1). Run by `rocm-resolve verify` with the venv's python;
 # prints exactly one JSON object on the last line of stdout. Every failure is data, not a
-# traceback: the caller decides the verdict.
+# traceback: the caller (src/gpu/probe.c) decides the verdict. Keys:
+#   schema 1; python; hsa_override_gfx_version (str|null); visible {*_VISIBLE_DEVICES: value}
+#   import_error "Type: message" when `import torch` fails (then nothing else)
+#   torch_version; hip, cuda (torch.version.*, null when not that build); available;
+#   device_count; arch_list; error (torch.cuda raised)
+#   devices [{index, name, arch (gcnArchName or sm_XY), arch_in_list, error,
+#             matmul {n, max_abs_err (null for NaN/inf), tol, ok}}]
 import json
 import math
 import os

@@ -10,6 +10,7 @@
 #define RR_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rocm-resolve/error.h"
@@ -36,6 +37,8 @@ void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap);
 /* append s as a JSON string literal (with quotes) */
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);
+/* "key":"value" (value NULL gives null), followed by ',' when comma */
+void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma);
 void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len);
 /* strip trailing ASCII whitespace */
 void rr_strbuf_rtrim(struct rr_strbuf *sb);

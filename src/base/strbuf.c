@@ -76,10 +76,13 @@ void rr_strbuf_addch(struct rr_strbuf *sb, char c)
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list ap2;
-	char probe[1]; /* measuring into a real buffer keeps -Wformat-truncation quiet */
+	char probe[1];
 	int n;
 
 	va_copy(ap2, ap);
+	/* gcc's sanitizer builds see a NULL-format path otherwise (-Wformat-truncation) */
+	if (!fmt)
+		abort();
 	n = vsnprintf(probe, sizeof(probe), fmt, ap2);
 	va_end(ap2);
 	if (n < 0)
@@ -126,6 +129,18 @@ void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 		}
 	}
 	rr_strbuf_addch(sb, '"');
+}
+
+void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma)
+{
+	rr_strbuf_add_json_str(sb, key);
+	rr_strbuf_addch(sb, ':');
+	if (value)
+		rr_strbuf_add_json_str(sb, value);
+	else
+		rr_strbuf_adds(sb, "null");
+	if (comma)
+		rr_strbuf_addch(sb, ',');
 }
 
 void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len)

@@ -52,12 +52,15 @@ char *rr_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_list ap2;
-	char probe[1]; /* measuring into a real buffer keeps -Wformat-truncation quiet */
+	char probe[1];
 	int n;
 	char *p;
 
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
+	/* gcc's sanitizer builds see a NULL-format path otherwise (-Wformat-truncation) */
+	if (!fmt)
+		abort();
 	n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
 	if (n < 0)

@@ -10,17 +10,6 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 
-static void kv(struct rr_strbuf *out, const char *k, const char *v)
-{
-	rr_strbuf_add_json_str(out, k);
-	rr_strbuf_addch(out, ':');
-	if (v)
-		rr_strbuf_add_json_str(out, v);
-	else
-		rr_strbuf_adds(out, "null");
-	rr_strbuf_addch(out, ',');
-}
-
 static void strv_json(struct rr_strbuf *out, const char *k, char **v, size_t n, bool comma)
 {
 	rr_strbuf_add_json_str(out, k);
@@ -41,34 +30,27 @@ static void inspect_json(const struct rr_session *s, struct rr_strbuf *out)
 	const struct rr_stack *st = s->stack;
 
 	rr_strbuf_adds(out, "{\"schema\":1,");
-	kv(out, "venv", v->root);
-	kv(out, "python", v->python_version);
-	kv(out, "site_packages", v->site_packages);
+	rr_strbuf_add_json_kv(out, "venv", v->root, true);
+	rr_strbuf_add_json_kv(out, "python", v->python_version, true);
+	rr_strbuf_add_json_kv(out, "site_packages", v->site_packages, true);
 	strv_json(out, "bridged_sites", v->bridged_sites, v->nbridged_sites, true);
-	kv(out, "rocm_version", v->rocm_version);
-	kv(out, "rocm_path", v->rocm_path);
+	rr_strbuf_add_json_kv(out, "rocm_version", v->rocm_version, true);
+	rr_strbuf_add_json_kv(out, "rocm_path", v->rocm_path, true);
 	rr_strbuf_adds(out, "\"torch\":{");
-	kv(out, "version", v->torch_version);
-	kv(out, "hip", v->torch_hip);
-	rr_strbuf_add_json_str(out, "cuda");
-	rr_strbuf_addch(out, ':');
-	if (v->torch_cuda)
-		rr_strbuf_add_json_str(out, v->torch_cuda);
-	else
-		rr_strbuf_adds(out, "null");
+	rr_strbuf_add_json_kv(out, "version", v->torch_version, true);
+	rr_strbuf_add_json_kv(out, "hip", v->torch_hip, true);
+	rr_strbuf_add_json_kv(out, "cuda", v->torch_cuda, false);
 	rr_strbuf_adds(out, "},");
-	kv(out, "pip_constraint", v->pip_constraint);
+	rr_strbuf_add_json_kv(out, "pip_constraint", v->pip_constraint, true);
 	rr_strbuf_adds(out, "\"protected\":[");
 	for (size_t i = 0; i < st->n; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
-		kv(out, "name", st->items[i].name);
-		kv(out, "version", st->items[i].version);
-		kv(out, "clash_group", st->items[i].clash_group);
-		rr_strbuf_add_json_str(out, "why");
-		rr_strbuf_addch(out, ':');
-		rr_strbuf_add_json_str(out, st->items[i].why);
+		rr_strbuf_add_json_kv(out, "name", st->items[i].name, true);
+		rr_strbuf_add_json_kv(out, "version", st->items[i].version, true);
+		rr_strbuf_add_json_kv(out, "clash_group", st->items[i].clash_group, true);
+		rr_strbuf_add_json_kv(out, "why", st->items[i].why, false);
 		rr_strbuf_addch(out, '}');
 	}
 	rr_strbuf_adds(out, "],\"distributions\":[");
@@ -77,14 +59,12 @@ static void inspect_json(const struct rr_session *s, struct rr_strbuf *out)
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
-		kv(out, "name", d->name);
-		kv(out, "version", d->version_text);
-		kv(out, "installer", d->installer);
-		kv(out, "direct_url", d->direct_url);
-		kv(out, "problem", d->problem);
-		rr_strbuf_add_json_str(out, "path");
-		rr_strbuf_addch(out, ':');
-		rr_strbuf_add_json_str(out, d->path);
+		rr_strbuf_add_json_kv(out, "name", d->name, true);
+		rr_strbuf_add_json_kv(out, "version", d->version_text, true);
+		rr_strbuf_add_json_kv(out, "installer", d->installer, true);
+		rr_strbuf_add_json_kv(out, "direct_url", d->direct_url, true);
+		rr_strbuf_add_json_kv(out, "problem", d->problem, true);
+		rr_strbuf_add_json_kv(out, "path", d->path, false);
 		rr_strbuf_addch(out, '}');
 	}
 	rr_strbuf_adds(out, "],");

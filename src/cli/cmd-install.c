@@ -94,22 +94,26 @@ static void excludes_text(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 }
 
-static void restore_command(const struct snapshot *sn, const char *python,
+/* the command that puts one protected build back, in the installer's own words */
+static void restore_command(const struct snapshot *sn, const char *python, bool uv,
 			    struct rr_strbuf *restore)
 {
-	if (sn->direct_url)
-		rr_strbuf_addf(restore, "  uv pip install --python %s --no-deps --reinstall '%s @ %s'\n",
-			       python, sn->name, sn->direct_url);
+	RR_AUTOFREE char *what = sn->direct_url ? rr_xasprintf("%s @ %s", sn->name, sn->direct_url)
+						: rr_xasprintf("%s==%s", sn->name, sn->version);
+
+	if (uv)
+		rr_strbuf_addf(restore, "  uv pip install --python %s --no-deps --reinstall '%s'", python,
+			       what);
 	else
-		rr_strbuf_addf(restore,
-			       "  uv pip install --python %s --no-deps --reinstall '%s==%s'   "
-			       "# from the index it came from\n",
-			       python, sn->name, sn->version);
+		rr_strbuf_addf(restore, "  %s -m pip install --no-deps --force-reinstall '%s'", python,
+			       what);
+	rr_strbuf_adds(restore, sn->direct_url ? "\n" : "   # from the index it came from\n");
 }
 
 /* the protected distributions whose version changed or vanished, with restore commands */
 static size_t compare_stack(const struct snapshot *snap, size_t n, const struct rr_venv *after,
-			    const char *python, struct rr_strbuf *report, struct rr_strbuf *restore)
+			    const char *python, bool uv, struct rr_strbuf *report,
+			    struct rr_strbuf *restore)
 {
 	size_t changed = 0;
 
@@ -121,7 +125,7 @@ static size_t compare_stack(const struct snapshot *snap, size_t n, const struct 
 		changed++;
 		rr_strbuf_addf(report, "  %s %s -> %s\n", snap[i].name, snap[i].version,
 			       d ? d->version_text : "removed");
-		restore_command(&snap[i], python, restore);
+		restore_command(&snap[i], python, uv, restore);
 	}
 	return changed;
 }
@@ -226,7 +230,7 @@ int cmd_install(struct rr_cli *cli)
 	status = rr_session_open(&s, cli, false);
 	if (status >= 0)
 		goto out;
-	if (compare_stack(snap, nsnap, s.venv, python, &report, &restore))
+	if (compare_stack(snap, nsnap, s.venv, python, uv != NULL, &report, &restore))
 		fprintf(stderr, "rocm-resolve: the installer changed the protected stack:\n%s"
 				"restore the installed builds with:\n%s",
 			report.buf, restore.buf);
@@ -236,7 +240,7 @@ int cmd_install(struct rr_cli *cli)
 		if (status == RR_EXIT_NO && !report.len) {
 			/* versions unchanged but files differ: reinstall every member */
 			for (size_t i = 0; i < nsnap; i++)
-				restore_command(&snap[i], python, &restore);
+				restore_command(&snap[i], python, uv != NULL, &restore);
 			fprintf(stderr, "rocm-resolve: verify failed after installing; to reinstall "
 					"the protected builds:\n%s",
 				restore.buf);

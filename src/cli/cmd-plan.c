@@ -111,12 +111,14 @@ static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan,
 	return -1;
 }
 
-int cmd_plan(struct rr_cli *cli)
+/* open the session, build the plan, hand it to report, clean up */
+static int with_plan(struct rr_cli *cli,
+		     int (*report)(struct rr_cli *cli, const struct rr_plan *plan,
+				   const struct rr_resolution *res))
 {
 	struct rr_session s;
 	struct rr_resolution res = {0};
 	struct rr_plan *plan = NULL;
-	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	int status;
 
 	status = rr_session_open(&s, cli, true);
@@ -124,69 +126,74 @@ int cmd_plan(struct rr_cli *cli)
 		return status;
 	rr_session_warnings(&s, cli);
 	status = rr_cli_build_plan(cli, &s, &res, &plan);
-	if (status < 0) {
-		print_warnings(cli, plan);
-		/* a requirement with no safe version: the plan stays on stderr only */
-		for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
-			if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
-				fprintf(stderr, "rocm-resolve: error: %s: no safe version of '%s' (--strict)\n",
-					plan->decisions[i].source, plan->decisions[i].requirement);
-				status = RR_EXIT_NO;
-			}
-		if (status < 0 && cli->uv_excludes)
-			status = write_excludes(cli, plan, &res);
-		if (status < 0) {
-			if (cli->lock && !cli->no_index)
-				rr_plan_format_lock(plan, &res, &out);
-			else if (cli->format == RR_FORMAT_JSON)
-				rr_plan_format_json(plan, &out);
-			else
-				rr_plan_format_text(plan, &out);
-			status = RR_EXIT_OK;
-			if (!rr_cli_write_stdout(out.buf, out.len)) {
-				fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
-				status = RR_EXIT_ENV;
-			}
-		}
-	}
+	if (status < 0)
+		status = report(cli, plan, &res);
 	rr_plan_free(plan);
 	rr_resolution_release(&res);
 	rr_session_close(&s);
 	return status;
 }
 
-int cmd_check(struct rr_cli *cli)
+static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
+		       const struct rr_resolution *res)
 {
-	struct rr_session s;
-	struct rr_resolution res = {0};
-	struct rr_plan *plan = NULL;
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
-	int status;
+	int status = -1;
 
-	status = rr_session_open(&s, cli, true);
+	print_warnings(cli, plan);
+	/* a requirement with no safe version: the plan stays on stderr only */
+	for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
+		if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
+			fprintf(stderr, "rocm-resolve: error: %s: no safe version of '%s' (--strict)\n",
+				plan->decisions[i].source, plan->decisions[i].requirement);
+			status = RR_EXIT_NO;
+		}
+	if (status < 0 && cli->uv_excludes)
+		status = write_excludes(cli, plan, res);
 	if (status >= 0)
 		return status;
-	rr_session_warnings(&s, cli);
-	status = rr_cli_build_plan(cli, &s, &res, &plan);
-	if (status < 0) {
-		bool breaks = rr_plan_breaks_stack(plan);
-		if (cli->format == RR_FORMAT_JSON) {
-			rr_plan_format_json(plan, &out);
-			rr_cli_write_stdout(out.buf, out.len);
-		} else if (breaks) {
-			rr_plan_format_check(plan, &out);
-			fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
-					"stack in %s:\n%s",
-				plan->venv, out.buf);
-		} else if (cli->verbosity >= 0) {
-			fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
-					"protected)\n",
-				plan->venv, plan->npins);
-		}
-		status = breaks ? RR_EXIT_NO : RR_EXIT_OK;
+	if (cli->lock && !cli->no_index)
+		rr_plan_format_lock(plan, res, &out);
+	else if (cli->format == RR_FORMAT_JSON)
+		rr_plan_format_json(plan, &out);
+	else
+		rr_plan_format_text(plan, &out);
+	if (!rr_cli_write_stdout(out.buf, out.len)) {
+		fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
+		return RR_EXIT_ENV;
 	}
-	rr_plan_free(plan);
-	rr_resolution_release(&res);
-	rr_session_close(&s);
-	return status;
+	return RR_EXIT_OK;
+}
+
+static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
+			const struct rr_resolution *res)
+{
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	bool breaks = rr_plan_breaks_stack(plan);
+
+	(void)res;
+	if (cli->format == RR_FORMAT_JSON) {
+		rr_plan_format_json(plan, &out);
+		rr_cli_write_stdout(out.buf, out.len);
+	} else if (breaks) {
+		rr_plan_format_check(plan, &out);
+		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
+				"stack in %s:\n%s",
+			plan->venv, out.buf);
+	} else if (cli->verbosity >= 0) {
+		fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
+				"protected)\n",
+			plan->venv, plan->npins);
+	}
+	return breaks ? RR_EXIT_NO : RR_EXIT_OK;
+}
+
+int cmd_plan(struct rr_cli *cli)
+{
+	return with_plan(cli, report_plan);
+}
+
+int cmd_check(struct rr_cli *cli)
+{
+	return with_plan(cli, report_check);
 }

@@ -27,6 +27,7 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 	struct rr_venv_opts vo = {0};
 	rr_error err = RR_ERROR_INIT;
 	struct rr_input_sel sel = {0};
+	RR_AUTOFREE char *abs = NULL;
 	rr_err rc;
 
 	memset(s, 0, sizeof(*s));
@@ -48,14 +49,17 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 		sel.all_extras = cli->all_extras;
 		sel.groups = (const char *const *)cli->groups;
 		sel.ngroups = cli->ngroups;
+		/* a partly loaded set is released on failure too */
+		s->have_reqs = true;
 		for (size_t i = 0; !rc && i < cli->ninputs; i++)
 			rc = rr_input_load(&s->reqs, cli->inputs[i], &sel, &err);
 		if (rc)
 			goto fail;
-		s->have_reqs = true;
 	}
 	vo.sysroot = getenv("RR_SYSROOT");
-	rc = rr_venv_load(rr_session_venv_path(cli), &vo, &s->venv, &err);
+	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
+	abs = realpath(rr_session_venv_path(cli), NULL);
+	rc = rr_venv_load(abs ? abs : rr_session_venv_path(cli), &vo, &s->venv, &err);
 	if (rc) {
 		if (rc != RR_E_ENV)
 			rc = RR_E_ENV;

@@ -213,9 +213,10 @@ static void nvrtc_candidates(const struct rr_verify_opts *o, struct rr_strbuf *j
 {
 	static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
 					    "libnvrtc.so.11.2"};
-	const char *dirs[4];
+	const char *dirs[5];
 	size_t nd = 0;
 	RR_AUTOFREE char *wheel = NULL;
+	RR_AUTOFREE char *wheel13 = NULL;
 	RR_AUTOFREE char *cuda_home = NULL;
 
 	/* torch/lib (older wheels bundle it), then the nvidia-cuda-nvrtc wheel torch depends on */
@@ -223,6 +224,9 @@ static void nvrtc_candidates(const struct rr_verify_opts *o, struct rr_strbuf *j
 		dirs[nd++] = o->torch_lib_dir;
 		wheel = rr_xasprintf("%s/../../nvidia/cuda_nvrtc/lib", o->torch_lib_dir);
 		dirs[nd++] = wheel;
+		/* CUDA 13 wheels put every library in nvidia/cu13/lib */
+		wheel13 = rr_xasprintf("%s/../../nvidia/cu13/lib", o->torch_lib_dir);
+		dirs[nd++] = wheel13;
 	}
 	if (!o->no_loader_path) {
 		if (getenv("CUDA_HOME")) {

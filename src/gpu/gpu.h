@@ -11,6 +11,7 @@
 #define RR_GPU_PRIVATE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "rocm-resolve/verify.h"
 
@@ -68,6 +69,8 @@ char *rr_gpu_hiprtc_compile_with(const char *lib, const char *arch, size_t *len,
 /* note the step being entered (child side); the parent names it when the child hangs */
 void rr_gpu_progress(const char *fmt, ...) RR_PRINTF(1, 2);
 
+/* in a forked child: own process group, killed with the parent, stdin/stdout on /dev/null */
+void rr_gpu_child_setup(pid_t parent);
 /* run fn in a forked child under timeout_ms; its stage comes back through a pipe */
 void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_verify_stage *),
 			 const struct rr_verify_opts *o, int timeout_ms, const char *what,

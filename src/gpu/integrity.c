@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +263,56 @@ static bool hash_file(const char *path, char b64[44])
 	return true;
 }
 
+/*
+ * hash the entries in parallel: a ROCm torch is gigabytes of libraries, and one core hashing
+ * them all would make verify slow; the report is still built in RECORD order afterwards
+ */
+enum { H_OK, H_MISSING, H_DIFFERS, H_SKIP };
+
+struct hash_pool {
+	const struct dist *d;
+	unsigned char *result; /* H_* per entry */
+	atomic_size_t next;
+};
+
+static void *hash_worker(void *arg)
+{
+	struct hash_pool *pool = arg;
+	size_t i;
+	char b64[44];
+
+	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->d->nents) {
+		const struct rec_entry *ent = &pool->d->ents[i];
+		if (!rr_str_startswith(ent->hash, "sha256="))
+			pool->result[i] = H_SKIP;
+		else if (!hash_file(ent->path, b64))
+			pool->result[i] = H_MISSING;
+		else
+			pool->result[i] = strcmp(ent->hash + 7, b64) ? H_DIFFERS : H_OK;
+	}
+	return NULL;
+}
+
+static unsigned char *hash_all(const struct dist *d)
+{
+	struct hash_pool pool = {.d = d, .result = rr_xcalloc(d->nents + 1, 1)};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
+	pthread_t tids[16];
+	size_t started = 0;
+
+	atomic_init(&pool.next, 0);
+	if (nthreads > d->nents)
+		nthreads = d->nents ? d->nents : 1;
+	for (size_t t = 1; t < nthreads; t++)
+		if (!pthread_create(&tids[started], NULL, hash_worker, &pool))
+			started++;
+	hash_worker(&pool); /* this thread works too; enough even when no thread starts */
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	return pool.result;
+}
+
 /* the protected dist as given: its dist-info may be absolute or relative to a site dir */
 static bool locate(const struct rr_verify_opts *o, const struct rr_verify_dist *p,
 		   struct dist *all, size_t nall, size_t *idx)
@@ -295,7 +347,7 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 	for (size_t i = 0; i < o->nprotected; i++) {
 		const struct rr_verify_dist *p = &o->protected_dists[i];
 		size_t idx;
-		if (p->dist_info_dir[0] == '/' && !locate(o, p, all, nall, &idx)) {
+		if (p->dist_info_dir && p->dist_info_dir[0] == '/' && !locate(o, p, all, nall, &idx)) {
 			RR_AUTOFREE char *norm = normalize("/", p->dist_info_dir);
 			char *slash = strrchr(norm, '/');
 			*slash = '\0';
@@ -306,10 +358,21 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 	}
 
 	for (size_t i = 0; i < o->nprotected; i++) {
-		const struct rr_verify_dist *p = &o->protected_dists[i];
+		struct rr_verify_dist pd = o->protected_dists[i];
+		const struct rr_verify_dist *p = &pd;
 		struct dist *d;
 		size_t idx, mine = 0;
 
+		if (!pd.version)
+			pd.version = "";
+		if (!pd.name)
+			pd.name = "?";
+		if (!p->dist_info_dir) {
+			/* an egg-info or a system package: there is no RECORD to hold it to */
+			rr_gpu_stage_detail(st, "%s %s: no .dist-info, not checked", p->name,
+					    p->version ? p->version : "");
+			continue;
+		}
 		if (!locate(o, p, all, nall, &idx) || !all[idx].has_record) {
 			rr_gpu_stage_detail(st, "%s %s: no RECORD in %s", p->name, p->version,
 					    p->dist_info_dir);
@@ -317,22 +380,22 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 			continue;
 		}
 		d = &all[idx];
+		RR_AUTOFREE unsigned char *res = hash_all(d);
 		for (size_t e = 0; e < d->nents; e++) {
 			const struct rec_entry *ent = &d->ents[e];
-			char b64[44];
 			const char *why = NULL;
 
 			if (!ent->hash[0])
 				continue; /* RECORD itself, .pyc files: listed without a hash */
-			if (!rr_str_startswith(ent->hash, "sha256=")) {
+			if (res[e] == H_SKIP) {
 				rr_gpu_stage_detail(st, "%s: hash '%s' not checked (only sha256)",
 						    ent->path, ent->hash);
 				continue;
 			}
 			checked++;
-			if (!hash_file(ent->path, b64))
+			if (res[e] == H_MISSING)
 				why = "is missing or unreadable";
-			else if (strcmp(ent->hash + 7, b64))
+			else if (res[e] == H_DIFFERS)
 				why = "differs from its RECORD hash";
 			if (!why)
 				continue;
@@ -374,8 +437,10 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 				mine++;
 			}
 		}
-		if (mine)
+		if (mine && p->version[0])
 			rr_strbuf_addf(&fix, "%s'%s==%s'", fix.len ? " " : "", p->name, p->version);
+		else if (mine)
+			rr_strbuf_addf(&fix, "%s'%s'", fix.len ? " " : "", p->name);
 	}
 	if (ndiff > MAX_LISTED)
 		rr_gpu_stage_detail(st, "... and %zu more files that differ", ndiff - MAX_LISTED);
@@ -400,6 +465,9 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 					    fix.buf);
 		else
 			rr_gpu_stage_advice(st, "reinstall the protected distributions listed above");
+	} else if (!checked) {
+		rr_gpu_stage_set(st, RR_VERDICT_SKIP, "no protected distribution has a RECORD to "
+				 "check against");
 	} else {
 		rr_gpu_stage_set(st, RR_VERDICT_PASS, "%zu files of %zu protected distribution%s match "
 				 "their RECORD; no module clashes", checked, o->nprotected,

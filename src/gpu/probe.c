@@ -36,7 +36,7 @@ static bool run_probe(const char *python, int timeout_ms, struct rr_strbuf *out,
 	long long deadline = now_ms() + timeout_ms;
 	bool open_o = true, open_e = true, timed_out = false;
 	RR_AUTOFREE char *abs = NULL;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	/* absolute without resolving symlinks: a venv's python must keep its own path */
 	if (python[0] != '/') {
@@ -57,7 +57,7 @@ static bool run_probe(const char *python, int timeout_ms, struct rr_strbuf *out,
 	}
 	if (pid == 0) {
 		int e;
-		setpgid(0, 0);
+		rr_gpu_child_setup(parent);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		/* not the caller's directory: a ./torch source tree there would shadow the venv's */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,6 +119,24 @@ void rr_gpu_stage_release(struct rr_verify_stage *st)
 	st->ndetails = 0;
 }
 
+void rr_gpu_child_setup(pid_t parent)
+{
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* its own group, so that a timeout takes the runtime's helpers down too; and it dies
+	 * with us, so that ^C on verify leaves no hung runtime behind */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	/* a runtime that chats on stdout must not corrupt the report (--format json) */
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		close(devnull);
+	}
+}
+
 /* ---- isolation: the child writes "<tag> <text>\n" records to a pipe ---- */
 
 static void put_record(int fd, char tag, const char *text)
@@ -207,7 +226,7 @@ void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_ver
 	long long deadline = now_ms() + timeout_ms;
 	bool have_verdict = false, timed_out = false;
 	int fds[2], status = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe2(fds, O_CLOEXEC)) {
 		rr_gpu_stage_set(st, RR_VERDICT_FAIL, "cannot create a pipe: %s", strerror(errno));
@@ -226,7 +245,7 @@ void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_ver
 		char v[16];
 
 		close(fds[0]);
-		setpgid(0, 0); /* so that a timeout can take the runtime's helpers down too */
+		rr_gpu_child_setup(parent);
 		progress_fd = fds[1];
 		fn(o, &cs);
 		if (cs.advice)

@@ -292,18 +292,9 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 				s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc), r->attempts,
 				r->attempts == 1 ? "" : "s");
 		/* curl's message may quote the URL it was given */
-		if (strchr(r->url, '@')) {
-			char *plain = NULL;
-			char *up = NULL;
-			if (rr_url_split_userinfo(r->url, &plain, &up) && up) {
-				char *m = r->err.msg;
-				char *hit;
-				while ((hit = strstr(m, up)))
-					memset(hit, '*', strlen(up));
-			}
-			free(plain);
-			free(up);
-		}
+		char *m = rr_redact_credentials(r->err.msg);
+		free(r->err.msg);
+		r->err.msg = m;
 	} else if (status >= 500 || status == 429) {
 		r->rc = rr_fail(&r->err, RR_E_HTTP, "%s: HTTP %ld (after %d attempt%s)", s->redacted,
 				status, r->attempts, r->attempts == 1 ? "" : "s");
@@ -499,28 +490,8 @@ char *rr_url_basename(const char *url)
 	return rr_strbuf_detach(&sb, NULL);
 }
 
-/*
- * Redaction is textual on purpose: it must work on strings that are not
- * valid URLs too. Whatever sits between "://" and the last '@' of the
- * authority is userinfo.
- */
+/* textual on purpose: it must work on strings that are not valid URLs too */
 char *rr_url_redact(const char *url)
 {
-	const char *auth;
-	const char *end;
-	const char *at = NULL;
-
-	if (!url)
-		return NULL;
-	auth = strstr(url, "://");
-	if (!auth)
-		return rr_xstrdup(url);
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
-		return rr_xstrdup(url);
-	return rr_xasprintf("%.*s***@%s", (int)(auth - url), url, at + 1);
+	return url ? rr_redact_credentials(url) : NULL;
 }

@@ -97,12 +97,14 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
 rr_err rr_index_parse_html(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
+/* the same through Jansson: the reference the scanner above is checked against */
+rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *page_url,
+				   const char *index_url, struct rr_index_project *out,
+				   rr_error *err);
 /* the Warehouse JSON API document /pypi/<name>/json */
 rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url,
 			      const char *index_url, struct rr_index_project *out, rr_error *err);
 void rr_index_project_release(struct rr_index_project *p);
-/* PEP 503: lowercase, runs of -_. become one '-' (caller frees) */
-char *rr_index_normalize(const char *name);
 
 /* ---- dist.c ---- */
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/util.h"
 
@@ -406,7 +407,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 	rr_err rc = RR_OK;
 
 	for (size_t i = 0; i < n; i++) {
-		char *k = rr_index_normalize(keys[i]);
+		char *k = rr_name_normalize(keys[i]);
 		bool dup = !*k || map_find(&c->projects, k, false);
 		for (size_t j = 0; j < np && !dup; j++)
 			dup = strcmp(pending[j], k) == 0;
@@ -525,7 +526,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 rr_err rr_index_get_project(struct rr_index_client *c, const char *key,
 			    const struct rr_index_project **ret, rr_error *err)
 {
-	RR_AUTOFREE char *k = rr_index_normalize(key);
+	RR_AUTOFREE char *k = rr_name_normalize(key);
 	struct proj_slot **slot = (struct proj_slot **)map_find(&c->projects, k, false);
 	rr_err rc;
 

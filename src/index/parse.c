@@ -6,33 +6,14 @@
  * skipped: nothing downstream can use them. Malformed pages are errors that
  * name the page URL; we never guess at what a broken page meant.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/util.h"
-
-char *rr_index_normalize(const char *name)
-{
-	struct rr_strbuf sb = RR_STRBUF_INIT;
-	bool sep = false;
-
-	for (const char *p = name; *p; p++) {
-		char ch = *p;
-		if (ch == '-' || ch == '_' || ch == '.') {
-			sep = true;
-			continue;
-		}
-		if (sep && sb.len)
-			rr_strbuf_addch(&sb, '-');
-		sep = false;
-		if (ch >= 'A' && ch <= 'Z')
-			ch = (char)(ch - 'A' + 'a');
-		rr_strbuf_addch(&sb, ch);
-	}
-	return rr_strbuf_detach(&sb, NULL);
-}
 
 static void file_release(struct rr_index_file *f)
 {
@@ -73,6 +54,26 @@ static char *lower_hex(const char *s, size_t n)
 		if (*p >= 'A' && *p <= 'F')
 			*p = (char)(*p - 'A' + 'a');
 	return r;
+}
+
+/* UTF-8 encode a code point (<= 0x10FFFF) */
+static void jutf8(struct rr_strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		rr_strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		rr_strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		rr_strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		rr_strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	}
 }
 
 /* "sha256=<hex>" -> hex; anything else (other algorithms, "true") -> NULL */
@@ -206,19 +207,6 @@ static rr_err check_api_version(const char *v, const char *page_url, rr_error *e
 	return RR_OK;
 }
 
-/* PEP 658/714: value false/true, or {"sha256": hex} */
-static void json_metadata(json_t *v, bool *has, char **sha)
-{
-	if (json_is_true(v)) {
-		*has = true;
-	} else if (json_is_object(v)) {
-		json_t *h = json_object_get(v, "sha256");
-		*has = true;
-		if (json_is_string(h) && is_hex64(json_string_value(h), json_string_length(h)))
-			*sha = lower_hex(json_string_value(h), 64);
-	}
-}
-
 static rr_err json_load(const char *data, size_t len, const char *page_url, json_t **ret,
 			rr_error *err)
 {
@@ -239,103 +227,785 @@ static rr_err json_load(const char *data, size_t len, const char *page_url, json
 	return RR_OK;
 }
 
-rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
-			   const char *index_url, struct rr_index_project *out, rr_error *err)
+/*
+ * A PEP 691 page is read in two steps: the JSON is reduced to one "view" per
+ * file (each field's JSON kind and value), then apply_files() turns views
+ * into files with the PEP's rules. Two readers fill the views: a strict
+ * streaming scanner (the production path: Jansson builds a DOM and reads a
+ * byte at a time, ~10x slower on a 1 MB torch page) and Jansson itself (the
+ * reference, kept so tests and the fuzzer can check the scanner against it).
+ * Both accept exactly RFC 8259 JSON as Jansson does with flags 0: no \u0000,
+ * strict UTF-8, depth <= 2048, integers within long long, finite reals, last
+ * duplicate key wins.
+ */
+enum jk { JK_ABSENT, JK_NULL, JK_FALSE, JK_TRUE, JK_INT, JK_REAL, JK_STR, JK_OBJ, JK_ARR };
+
+struct jval {
+	enum jk k;
+	char *s; /* JK_STR: owned, NUL-free */
+	size_t n;
+	long long i;
+};
+
+/* a metadata-ish field: bool or {"sha256": ...} */
+struct jmeta {
+	struct jval v;
+	struct jval sha; /* JK_OBJ only: its "sha256" */
+};
+
+struct jfile {
+	enum jk k; /* the element itself */
+	struct jval filename, url, rp, yanked, size;
+	enum jk hashes;
+	struct jval hash_sha256;
+	struct jmeta core, ddim, dim; /* core-metadata, data-dist-info-metadata, dist-info-metadata */
+};
+
+struct jpage {
+	bool have_meta;
+	enum jk meta_k;
+	struct jval api_version; /* meta."api-version" */
+	struct jval name;
+	enum jk files_k;
+	struct jfile *files;
+	size_t nfiles, cap;
+};
+
+static void jval_clear(struct jval *v)
 {
-	json_t *root;
-	json_t *meta, *files, *name;
+	free(v->s);
+	memset(v, 0, sizeof(*v));
+}
+
+static void jfile_clear(struct jfile *f)
+{
+	jval_clear(&f->filename);
+	jval_clear(&f->url);
+	jval_clear(&f->rp);
+	jval_clear(&f->yanked);
+	jval_clear(&f->size);
+	jval_clear(&f->hash_sha256);
+	jval_clear(&f->core.v);
+	jval_clear(&f->core.sha);
+	jval_clear(&f->ddim.v);
+	jval_clear(&f->ddim.sha);
+	jval_clear(&f->dim.v);
+	jval_clear(&f->dim.sha);
+	f->hashes = JK_ABSENT;
+	f->k = JK_ABSENT;
+}
+
+static void jpage_files_clear(struct jpage *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		jfile_clear(&p->files[i]);
+	p->nfiles = 0;
+}
+
+static void jpage_release(struct jpage *p)
+{
+	jpage_files_clear(p);
+	free(p->files);
+	jval_clear(&p->api_version);
+	jval_clear(&p->name);
+}
+
+static void meta_from_view(const struct jmeta *m, bool *has, char **sha)
+{
+	if (m->v.k == JK_TRUE) {
+		*has = true;
+	} else if (m->v.k == JK_OBJ) {
+		*has = true;
+		if (m->sha.k == JK_STR && is_hex64(m->sha.s, m->sha.n))
+			*sha = lower_hex(m->sha.s, 64);
+	}
+}
+
+static rr_err apply_files(struct jpage *jp, const char *page_url, const char *index_url,
+			  struct rr_index_project *out, rr_error *err)
+{
 	struct rr_index_project p = {0};
 	size_t cap = 0;
 	rr_err rc = RR_OK;
 
-	if ((rc = json_load(data, len, page_url, &root, err)))
-		return rc;
-	meta = json_object_get(root, "meta");
-	if (meta) {
-		json_t *av = json_object_get(meta, "api-version");
-		if (!json_is_string(av)) {
+	if (jp->have_meta) {
+		if (jp->meta_k != JK_OBJ || jp->api_version.k != JK_STR) {
 			RR_AUTOFREE char *u = rr_url_redact(page_url);
-			rc = rr_fail(err, RR_E_PARSE, "%s: meta.api-version missing", u);
-			goto out;
+			return rr_fail(err, RR_E_PARSE, "%s: meta.api-version missing", u);
 		}
-		if ((rc = check_api_version(json_string_value(av), page_url, err)))
-			goto out;
+		if ((rc = check_api_version(jp->api_version.s, page_url, err)))
+			return rc;
 	}
-	name = json_object_get(root, "name");
-	if (json_is_string(name))
-		p.key = rr_index_normalize(json_string_value(name));
-	files = json_object_get(root, "files");
-	if (!json_is_array(files)) {
+	if (jp->name.k == JK_STR)
+		p.key = rr_name_normalize(jp->name.s);
+	if (jp->files_k != JK_ARR) {
 		RR_AUTOFREE char *u = rr_url_redact(page_url);
-		rc = rr_fail(err, RR_E_PARSE, "%s: no \"files\" array", u);
-		goto out;
+		rr_index_project_release(&p);
+		return rr_fail(err, RR_E_PARSE, "%s: no \"files\" array", u);
 	}
-	for (size_t i = 0; i < json_array_size(files); i++) {
-		json_t *o = json_array_get(files, i);
-		json_t *fn, *url, *hashes, *rp, *y, *md, *sz;
+	for (size_t i = 0; i < jp->nfiles; i++) {
+		struct jfile *o = &jp->files[i];
 		struct rr_index_file *f;
+		const struct jmeta *md;
 		char *abs;
 
-		if (!json_is_object(o)) {
+		if (o->k != JK_OBJ) {
 			rc = json_fail(err, page_url, "not an object", i);
 			goto out;
 		}
-		fn = json_object_get(o, "filename");
-		url = json_object_get(o, "url");
-		if (!json_is_string(fn) || !json_is_string(url) || !json_string_length(fn) ||
-		    memchr(json_string_value(fn), 0, json_string_length(fn)) ||
-		    memchr(json_string_value(url), 0, json_string_length(url))) {
+		if (o->filename.k != JK_STR || o->url.k != JK_STR || !o->filename.n) {
 			rc = json_fail(err, page_url, "\"filename\" and \"url\" must be strings", i);
 			goto out;
 		}
-		abs = resolve(page_url, json_string_value(url), NULL);
+		abs = resolve(page_url, o->url.s, NULL);
 		if (!abs) {
 			rc = json_fail(err, page_url, "bad \"url\"", i);
 			goto out;
 		}
-		f = add_file(&p, &cap, rr_xstrdup(json_string_value(fn)), abs, index_url);
+		f = add_file(&p, &cap, rr_xstrdup(o->filename.s), abs, index_url);
 		if (!f)
 			continue;
-		hashes = json_object_get(o, "hashes");
-		if (hashes && !json_is_object(hashes)) {
+		if (o->hashes != JK_ABSENT && o->hashes != JK_OBJ) {
 			rc = json_fail(err, page_url, "\"hashes\" must be an object", i);
 			goto out;
 		}
-		if (hashes) {
-			json_t *h = json_object_get(hashes, "sha256");
-			if (json_is_string(h) && is_hex64(json_string_value(h), json_string_length(h)))
-				f->sha256 = lower_hex(json_string_value(h), 64);
-		}
-		rp = json_object_get(o, "requires-python");
-		if (json_is_string(rp) && json_string_length(rp) &&
-		    !memchr(json_string_value(rp), 0, json_string_length(rp)))
-			f->requires_python = rr_xstrdup(json_string_value(rp));
-		y = json_object_get(o, "yanked");
-		if (json_is_true(y)) {
+		if (o->hash_sha256.k == JK_STR && is_hex64(o->hash_sha256.s, o->hash_sha256.n))
+			f->sha256 = lower_hex(o->hash_sha256.s, 64);
+		if (o->rp.k == JK_STR && o->rp.n)
+			f->requires_python = rr_xstrdup(o->rp.s);
+		if (o->yanked.k == JK_TRUE) {
 			f->yanked = true;
-		} else if (json_is_string(y)) {
+		} else if (o->yanked.k == JK_STR) {
 			/* PEP 592: a string is a reason and means yanked, even when empty */
 			f->yanked = true;
-			if (json_string_length(y) && !memchr(json_string_value(y), 0, json_string_length(y)))
-				f->yanked_reason = rr_xstrdup(json_string_value(y));
+			if (o->yanked.n)
+				f->yanked_reason = rr_xstrdup(o->yanked.s);
 		}
 		/* PEP 714: prefer core-metadata, fall back to the older spellings */
-		md = json_object_get(o, "core-metadata");
-		if (!md)
-			md = json_object_get(o, "data-dist-info-metadata");
-		if (!md)
-			md = json_object_get(o, "dist-info-metadata");
-		json_metadata(md, &f->has_metadata, &f->metadata_sha256);
-		sz = json_object_get(o, "size");
-		if (json_is_integer(sz) && json_integer_value(sz) >= 0)
-			f->size = json_integer_value(sz);
+		md = o->core.v.k != JK_ABSENT ? &o->core
+		     : o->ddim.v.k != JK_ABSENT ? &o->ddim
+						: &o->dim;
+		meta_from_view(md, &f->has_metadata, &f->metadata_sha256);
+		if (o->size.k == JK_INT && o->size.i >= 0)
+			f->size = o->size.i;
 	}
 	rr_index_project_release(out);
 	*out = p;
 	memset(&p, 0, sizeof(p));
 out:
 	rr_index_project_release(&p);
+	return rc;
+}
+
+/* ---- the reference reader: Jansson ---- */
+
+static void view_of(json_t *v, struct jval *out)
+{
+	jval_clear(out);
+	if (!v)
+		out->k = JK_ABSENT;
+	else if (json_is_string(v)) {
+		out->k = JK_STR;
+		out->n = json_string_length(v);
+		out->s = rr_xstrndup(json_string_value(v), out->n);
+	} else if (json_is_integer(v)) {
+		out->k = JK_INT;
+		out->i = json_integer_value(v);
+	} else if (json_is_real(v))
+		out->k = JK_REAL;
+	else if (json_is_true(v))
+		out->k = JK_TRUE;
+	else if (json_is_false(v))
+		out->k = JK_FALSE;
+	else if (json_is_null(v))
+		out->k = JK_NULL;
+	else if (json_is_object(v))
+		out->k = JK_OBJ;
+	else
+		out->k = JK_ARR;
+}
+
+static void meta_view_of(json_t *v, struct jmeta *m)
+{
+	view_of(v, &m->v);
+	if (json_is_object(v))
+		view_of(json_object_get(v, "sha256"), &m->sha);
+}
+
+rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *page_url,
+				   const char *index_url, struct rr_index_project *out,
+				   rr_error *err)
+{
+	json_t *root;
+	json_t *meta, *files;
+	struct jpage jp = {0};
+	struct jval tmp = {0};
+	rr_err rc;
+
+	if ((rc = json_load(data, len, page_url, &root, err)))
+		return rc;
+	meta = json_object_get(root, "meta");
+	jp.have_meta = meta != NULL;
+	view_of(meta, &tmp);
+	jp.meta_k = tmp.k;
+	view_of(json_object_get(meta, "api-version"), &jp.api_version);
+	view_of(json_object_get(root, "name"), &jp.name);
+	files = json_object_get(root, "files");
+	view_of(files, &tmp);
+	jp.files_k = tmp.k;
+	jval_clear(&tmp);
+	for (size_t i = 0; json_is_array(files) && i < json_array_size(files); i++) {
+		json_t *o = json_array_get(files, i);
+		struct jfile *f = &RR_PUSH(jp.files, jp.nfiles, jp.cap);
+		json_t *h;
+		memset(f, 0, sizeof(*f));
+		view_of(o, &tmp);
+		f->k = tmp.k;
+		jval_clear(&tmp);
+		if (!json_is_object(o))
+			continue;
+		view_of(json_object_get(o, "filename"), &f->filename);
+		view_of(json_object_get(o, "url"), &f->url);
+		view_of(json_object_get(o, "requires-python"), &f->rp);
+		view_of(json_object_get(o, "yanked"), &f->yanked);
+		view_of(json_object_get(o, "size"), &f->size);
+		h = json_object_get(o, "hashes");
+		view_of(h, &tmp);
+		f->hashes = tmp.k;
+		jval_clear(&tmp);
+		if (json_is_object(h))
+			view_of(json_object_get(h, "sha256"), &f->hash_sha256);
+		meta_view_of(json_object_get(o, "core-metadata"), &f->core);
+		meta_view_of(json_object_get(o, "data-dist-info-metadata"), &f->ddim);
+		meta_view_of(json_object_get(o, "dist-info-metadata"), &f->dim);
+	}
 	json_decref(root);
+	rc = apply_files(&jp, page_url, index_url, out, err);
+	jpage_release(&jp);
+	return rc;
+}
+
+/* ---- the production reader: a strict streaming scanner ---- */
+
+struct jscan {
+	const unsigned char *p, *end, *start;
+	int depth;
+	const char *why;
+	struct rr_strbuf sb; /* scratch for decoded strings */
+};
+
+#define JMAX_DEPTH 2048
+
+static void jws(struct jscan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+static int jhex(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool j4hex(struct jscan *s, unsigned *v)
+{
+	*v = 0;
+	if (s->end - s->p < 4)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		int d = jhex(s->p[i]);
+		if (d < 0)
+			return false;
+		*v = *v * 16 + (unsigned)d;
+	}
+	s->p += 4;
+	return true;
+}
+
+/* length of a valid UTF-8 sequence at p (first byte >= 0x80), 0 when invalid */
+static size_t jutf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned long cp;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2, cp = c & 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3, cp = c & 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if ((size_t)(end - p) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3F);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+		return 0;
+	return n;
+}
+
+/*
+ * at '"': validate the string; when keep, its decoded bytes are in s->sb.
+ * Plain runs are copied in bulk: escapes are rare in index pages.
+ */
+static bool jstring(struct jscan *s, bool keep)
+{
+	s->p++;
+	if (keep)
+		rr_strbuf_reset(&s->sb);
+	for (;;) {
+		const unsigned char *run = s->p;
+		while (s->p < s->end && *s->p >= 0x20 && *s->p != '"' && *s->p != '\\' && *s->p < 0x80)
+			s->p++;
+		if (keep && s->p > run)
+			rr_strbuf_add(&s->sb, run, (size_t)(s->p - run));
+		if (s->p >= s->end)
+			return s->why = "unterminated string", false;
+		if (*s->p == '"') {
+			s->p++;
+			return true;
+		}
+		if (*s->p < 0x20)
+			return s->why = "control character in string", false;
+		if (*s->p >= 0x80) {
+			size_t n = jutf8_len(s->p, s->end);
+			if (!n)
+				return s->why = "invalid UTF-8", false;
+			if (keep)
+				rr_strbuf_add(&s->sb, s->p, n);
+			s->p += n;
+			continue;
+		}
+		/* backslash */
+		s->p++;
+		if (s->p >= s->end)
+			return s->why = "unterminated string", false;
+		{
+			unsigned char e = *s->p++;
+			unsigned v, lo;
+			char ch;
+			switch (e) {
+			case '"': ch = '"'; break;
+			case '\\': ch = '\\'; break;
+			case '/': ch = '/'; break;
+			case 'b': ch = '\b'; break;
+			case 'f': ch = '\f'; break;
+			case 'n': ch = '\n'; break;
+			case 'r': ch = '\r'; break;
+			case 't': ch = '\t'; break;
+			case 'u':
+				if (!j4hex(s, &v))
+					return s->why = "invalid escape", false;
+				if (v == 0)
+					return s->why = "\\u0000 is not allowed", false;
+				if (v >= 0xDC00 && v <= 0xDFFF)
+					return s->why = "invalid Unicode escape", false;
+				if (v >= 0xD800 && v <= 0xDBFF) {
+					if (s->end - s->p < 6 || s->p[0] != '\\' || s->p[1] != 'u')
+						return s->why = "invalid Unicode escape", false;
+					s->p += 2;
+					if (!j4hex(s, &lo))
+						return s->why = "invalid escape", false;
+					if (lo < 0xDC00 || lo > 0xDFFF)
+						return s->why = "invalid Unicode escape", false;
+					if (keep)
+						jutf8(&s->sb, 0x10000 + (((unsigned long)v - 0xD800) << 10) +
+								      (lo - 0xDC00));
+				} else if (keep) {
+					jutf8(&s->sb, v);
+				}
+				continue;
+			default:
+				return s->why = "invalid escape", false;
+			}
+			if (keep)
+				rr_strbuf_addch(&s->sb, ch);
+		}
+	}
+}
+
+static bool jnumber(struct jscan *s, struct jval *out)
+{
+	const unsigned char *st = s->p;
+	bool real = false;
+	char buf[64];
+	RR_AUTOFREE char *big = NULL;
+	char *num;
+	size_t n;
+
+	if (*s->p == '-')
+		s->p++;
+	if (s->p >= s->end)
+		return s->why = "invalid number", false;
+	if (*s->p == '0') {
+		s->p++;
+		if (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+			return s->why = "invalid number", false;
+	} else if (*s->p >= '1' && *s->p <= '9') {
+		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+			s->p++;
+	} else {
+		return s->why = "invalid number", false;
+	}
+	if (s->p < s->end && *s->p == '.') {
+		real = true;
+		s->p++;
+		if (s->p >= s->end || *s->p < '0' || *s->p > '9')
+			return s->why = "invalid number", false;
+		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+			s->p++;
+	}
+	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+		real = true;
+		s->p++;
+		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
+			s->p++;
+		if (s->p >= s->end || *s->p < '0' || *s->p > '9')
+			return s->why = "invalid number", false;
+		while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
+			s->p++;
+	}
+	n = (size_t)(s->p - st);
+	if (n < sizeof(buf)) {
+		memcpy(buf, st, n);
+		buf[n] = '\0';
+		num = buf;
+	} else {
+		num = big = rr_xstrndup((const char *)st, n);
+	}
+	errno = 0;
+	if (real) {
+		double d = strtod(num, NULL);
+		if (errno == ERANGE && (d > 1 || d < -1))
+			return s->why = "real number overflow", false;
+		if (out)
+			out->k = JK_REAL;
+	} else {
+		long long v = strtoll(num, NULL, 10);
+		if (errno == ERANGE)
+			return s->why = "too big integer", false;
+		if (out) {
+			out->k = JK_INT;
+			out->i = v;
+		}
+	}
+	return true;
+}
+
+static bool jlit(struct jscan *s, const char *w, size_t n)
+{
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n) != 0)
+		return s->why = "invalid token", false;
+	s->p += n;
+	/* Jansson lexes a run of letters as one token */
+	if (s->p < s->end && ((*s->p >= 'a' && *s->p <= 'z') || (*s->p >= 'A' && *s->p <= 'Z')))
+		return s->why = "invalid token", false;
+	return true;
+}
+
+/* what to do with the members of an object being scanned */
+typedef bool (*jmember_fn)(struct jscan *s, const char *key, size_t klen, void *ud);
+
+static bool jvalue(struct jscan *s, struct jval *out, jmember_fn on_member, void *ud);
+
+static bool jobject(struct jscan *s, jmember_fn on_member, void *ud)
+{
+	s->p++;
+	jws(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return true;
+	}
+	for (;;) {
+		/* the key lives in s->sb until the member's value is scanned: callbacks
+		 * look at it before they scan anything */
+		const char *key;
+		size_t klen;
+		jws(s);
+		if (s->p >= s->end || *s->p != '"')
+			return s->why = "string or '}' expected", false;
+		if (!jstring(s, on_member != NULL))
+			return false;
+		klen = s->sb.len;
+		key = s->sb.buf;
+		jws(s);
+		if (s->p >= s->end || *s->p != ':')
+			return s->why = "':' expected", false;
+		s->p++;
+		jws(s);
+		if (on_member) {
+			if (!on_member(s, key, klen, ud))
+				return false;
+		} else if (!jvalue(s, NULL, NULL, NULL)) {
+			return false;
+		}
+		jws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == '}') {
+			s->p++;
+			return true;
+		}
+		return s->why = "',' or '}' expected", false;
+	}
+}
+
+typedef bool (*jelem_fn)(struct jscan *s, void *ud);
+
+static bool jarray(struct jscan *s, jelem_fn on_elem, void *ud)
+{
+	s->p++;
+	jws(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return true;
+	}
+	for (;;) {
+		jws(s);
+		if (on_elem) {
+			if (!on_elem(s, ud))
+				return false;
+		} else if (!jvalue(s, NULL, NULL, NULL)) {
+			return false;
+		}
+		jws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == ']') {
+			s->p++;
+			return true;
+		}
+		return s->why = "',' or ']' expected", false;
+	}
+}
+
+/* any value; out (may be NULL) gets its kind and, for strings/ints, its value */
+static bool jvalue(struct jscan *s, struct jval *out, jmember_fn on_member, void *ud)
+{
+	bool ok;
+
+	if (++s->depth > JMAX_DEPTH)
+		return s->why = "maximum parsing depth reached", false;
+	if (out)
+		jval_clear(out);
+	if (s->p >= s->end)
+		return s->why = "unexpected end of input", false;
+	switch (*s->p) {
+	case '{':
+		ok = jobject(s, on_member, ud);
+		if (out)
+			out->k = JK_OBJ;
+		break;
+	case '[':
+		ok = jarray(s, NULL, NULL);
+		if (out)
+			out->k = JK_ARR;
+		break;
+	case '"':
+		ok = jstring(s, out != NULL);
+		if (ok && out) {
+			out->k = JK_STR;
+			out->n = s->sb.len;
+			out->s = rr_xstrndup(s->sb.buf, s->sb.len);
+		}
+		break;
+	case 't':
+		ok = jlit(s, "true", 4);
+		if (out)
+			out->k = JK_TRUE;
+		break;
+	case 'f':
+		ok = jlit(s, "false", 5);
+		if (out)
+			out->k = JK_FALSE;
+		break;
+	case 'n':
+		ok = jlit(s, "null", 4);
+		if (out)
+			out->k = JK_NULL;
+		break;
+	default:
+		ok = jnumber(s, out);
+		break;
+	}
+	s->depth--;
+	return ok;
+}
+
+#define KEYIS(lit) (klen == sizeof(lit) - 1 && memcmp(key, lit, sizeof(lit) - 1) == 0)
+
+/* inside {"sha256": ...} objects: remember sha256 */
+static bool jm_sha(struct jscan *s, const char *key, size_t klen, void *ud)
+{
+	struct jval *sha = ud;
+	if (KEYIS("sha256"))
+		return jvalue(s, sha, NULL, NULL);
+	return jvalue(s, NULL, NULL, NULL);
+}
+
+static bool jm_metafield(struct jscan *s, struct jmeta *m)
+{
+	jval_clear(&m->sha);
+	/* an object value: its sha256 is read while scanning it */
+	if (s->p < s->end && *s->p == '{')
+		return jvalue(s, &m->v, jm_sha, &m->sha);
+	return jvalue(s, &m->v, NULL, NULL);
+}
+
+static bool jm_file(struct jscan *s, const char *key, size_t klen, void *ud)
+{
+	struct jfile *f = ud;
+
+	if (KEYIS("filename"))
+		return jvalue(s, &f->filename, NULL, NULL);
+	if (KEYIS("url"))
+		return jvalue(s, &f->url, NULL, NULL);
+	if (KEYIS("requires-python"))
+		return jvalue(s, &f->rp, NULL, NULL);
+	if (KEYIS("yanked"))
+		return jvalue(s, &f->yanked, NULL, NULL);
+	if (KEYIS("size"))
+		return jvalue(s, &f->size, NULL, NULL);
+	if (KEYIS("hashes")) {
+		struct jval k = {0};
+		bool ok;
+		jval_clear(&f->hash_sha256);
+		ok = jvalue(s, &k, (s->p < s->end && *s->p == '{') ? jm_sha : NULL, &f->hash_sha256);
+		f->hashes = k.k;
+		jval_clear(&k);
+		return ok;
+	}
+	if (KEYIS("core-metadata"))
+		return jm_metafield(s, &f->core);
+	if (KEYIS("data-dist-info-metadata"))
+		return jm_metafield(s, &f->ddim);
+	if (KEYIS("dist-info-metadata"))
+		return jm_metafield(s, &f->dim);
+	return jvalue(s, NULL, NULL, NULL);
+}
+
+static bool je_file(struct jscan *s, void *ud)
+{
+	struct jpage *p = ud;
+	struct jfile *f = &RR_PUSH(p->files, p->nfiles, p->cap);
+	struct jval k = {0};
+	bool ok;
+
+	memset(f, 0, sizeof(*f));
+	ok = jvalue(s, &k, (s->p < s->end && *s->p == '{') ? jm_file : NULL, f);
+	f->k = k.k;
+	jval_clear(&k);
+	return ok;
+}
+
+static bool jm_meta(struct jscan *s, const char *key, size_t klen, void *ud)
+{
+	struct jpage *p = ud;
+	if (KEYIS("api-version"))
+		return jvalue(s, &p->api_version, NULL, NULL);
+	return jvalue(s, NULL, NULL, NULL);
+}
+
+static bool jm_root(struct jscan *s, const char *key, size_t klen, void *ud)
+{
+	struct jpage *p = ud;
+	struct jval k = {0};
+	bool ok;
+
+	if (KEYIS("meta")) {
+		p->have_meta = true;
+		jval_clear(&p->api_version); /* a later "meta" replaces an earlier one */
+		ok = jvalue(s, &k, (s->p < s->end && *s->p == '{') ? jm_meta : NULL, p);
+		p->meta_k = k.k;
+		jval_clear(&k);
+		return ok;
+	}
+	if (KEYIS("name"))
+		return jvalue(s, &p->name, NULL, NULL);
+	if (KEYIS("files")) {
+		jpage_files_clear(p);
+		if (s->p < s->end && *s->p == '[') {
+			if (++s->depth > JMAX_DEPTH)
+				return s->why = "maximum parsing depth reached", false;
+			ok = jarray(s, je_file, p);
+			s->depth--;
+			p->files_k = JK_ARR;
+			return ok;
+		}
+		ok = jvalue(s, &k, NULL, NULL);
+		p->files_k = k.k;
+		jval_clear(&k);
+		return ok;
+	}
+	return jvalue(s, NULL, NULL, NULL);
+}
+
+#undef KEYIS
+
+rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
+			   const char *index_url, struct rr_index_project *out, rr_error *err)
+{
+	struct jscan s = {.p = (const unsigned char *)data,
+			  .end = (const unsigned char *)data + len,
+			  .start = (const unsigned char *)data,
+			  .sb = RR_STRBUF_INIT};
+	struct jpage jp = {0};
+	struct jval root = {0};
+	bool ok;
+	rr_err rc;
+
+	jws(&s);
+	if (s.p < s.end && *s.p != '{' && *s.p != '[') {
+		ok = false;
+		s.why = "'[' or '{' expected";
+	} else {
+		ok = jvalue(&s, &root, jm_root, &jp);
+		if (ok) {
+			jws(&s);
+			if (s.p != s.end) {
+				ok = false;
+				s.why = "end of file expected";
+			}
+		}
+	}
+	rr_strbuf_release(&s.sb);
+	if (!ok) {
+		RR_AUTOFREE char *u = rr_url_redact(page_url);
+		size_t line = 1, col = 1;
+		for (const unsigned char *q = s.start; q < s.p && q < s.end; q++) {
+			if (*q == '\n')
+				line++, col = 1;
+			else
+				col++;
+		}
+		jpage_release(&jp);
+		jval_clear(&root);
+		return rr_fail(err, RR_E_PARSE, "%s: invalid JSON at line %zu column %zu: %s", u,
+			       line, col, s.why);
+	}
+	if (root.k != JK_OBJ) {
+		RR_AUTOFREE char *u = rr_url_redact(page_url);
+		jpage_release(&jp);
+		return rr_fail(err, RR_E_PARSE, "%s: expected a JSON object", u);
+	}
+	rc = apply_files(&jp, page_url, index_url, out, err);
+	jpage_release(&jp);
 	return rc;
 }
 
@@ -362,7 +1032,7 @@ rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url
 		return rr_fail(err, RR_E_PARSE, "%s: expected \"info\" and \"releases\"", u);
 	}
 	if (json_is_string(json_object_get(info, "name")))
-		p.key = rr_index_normalize(json_string_value(json_object_get(info, "name")));
+		p.key = rr_name_normalize(json_string_value(json_object_get(info, "name")));
 	json_object_foreach(releases, ver, list)
 	{
 		for (size_t i = 0; json_is_array(list) && i < json_array_size(list); i++) {
@@ -445,22 +1115,7 @@ static void html_unescape(const char *s, size_t n, struct rr_strbuf *out)
 						cp = cp * (hex ? 16 : 10) + (unsigned long)d;
 				}
 				if (ok && cp > 0 && cp <= 0x10FFFF) {
-					/* UTF-8 encode */
-					if (cp < 0x80) {
-						rr_strbuf_addch(out, (char)cp);
-					} else if (cp < 0x800) {
-						rr_strbuf_addch(out, (char)(0xC0 | (cp >> 6)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					} else if (cp < 0x10000) {
-						rr_strbuf_addch(out, (char)(0xE0 | (cp >> 12)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 6) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					} else {
-						rr_strbuf_addch(out, (char)(0xF0 | (cp >> 18)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 12) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | ((cp >> 6) & 0x3F)));
-						rr_strbuf_addch(out, (char)(0x80 | (cp & 0x3F)));
-					}
+					jutf8(out, cp);
 					done = true;
 				}
 			} else {

@@ -215,6 +215,10 @@ static void ll_reset(struct lline *ll)
 /* keep bytes [a, b) */
 static void ll_slice(struct lline *ll, size_t a, size_t b)
 {
+	if (a == b) { /* also covers an empty first line, before map exists */
+		rr_strbuf_setlen(&ll->s, 0);
+		return;
+	}
 	memmove(ll->map, ll->map + a, (b - a) * sizeof(*ll->map));
 	memmove(ll->s.buf, ll->s.buf + a, b - a);
 	rr_strbuf_setlen(&ll->s, b - a);
@@ -1159,12 +1163,10 @@ static rr_err parse_text(struct rf *rf, rr_error *err)
 	bool pending = false;
 	rr_err rc = RR_OK;
 
-	rc = check_text(rf, err);
-	if (rc)
-		goto out;
-	/* physical lines (an empty text still has none to process) */
+	/* physical lines first: even an encoding error needs its line and column */
 	split_lines(rf);
-	if (rf->len == 0)
+	rc = check_text(rf, err);
+	if (rc || rf->len == 0)
 		goto out;
 	for (size_t i = 0; i < rf->nlines && !rc; i++) {
 		const char *l = rf->text + rf->lstart[i];

@@ -77,18 +77,6 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 }
 
-static void json_kv(struct rr_strbuf *out, const char *k, const char *v, bool comma)
-{
-	rr_strbuf_add_json_str(out, k);
-	rr_strbuf_addch(out, ':');
-	if (v)
-		rr_strbuf_add_json_str(out, v);
-	else
-		rr_strbuf_adds(out, "null");
-	if (comma)
-		rr_strbuf_addch(out, ',');
-}
-
 /* the plan lines, exactly as the text writer prints them */
 static void json_plan_lines(const struct rr_plan *p, struct rr_strbuf *out)
 {
@@ -115,18 +103,18 @@ static void json_plan_lines(const struct rr_plan *p, struct rr_strbuf *out)
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	rr_strbuf_adds(out, "{\"schema\":1,");
-	json_kv(out, "venv", p->venv, true);
-	json_kv(out, "python", p->python, true);
-	json_kv(out, "rocm", p->rocm, true);
-	json_kv(out, "torch", p->torch, true);
+	rr_strbuf_add_json_kv(out, "venv", p->venv, true);
+	rr_strbuf_add_json_kv(out, "python", p->python, true);
+	rr_strbuf_add_json_kv(out, "rocm", p->rocm, true);
+	rr_strbuf_add_json_kv(out, "torch", p->torch, true);
 	rr_strbuf_adds(out, "\"protected\":[");
 	for (size_t i = 0; i < p->npins; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
-		json_kv(out, "name", p->pins[i].name, true);
-		json_kv(out, "version", p->pins[i].version, true);
-		json_kv(out, "why", p->pins[i].why, false);
+		rr_strbuf_add_json_kv(out, "name", p->pins[i].name, true);
+		rr_strbuf_add_json_kv(out, "version", p->pins[i].version, true);
+		rr_strbuf_add_json_kv(out, "why", p->pins[i].why, false);
 		rr_strbuf_addch(out, '}');
 	}
 	rr_strbuf_adds(out, "],\"decisions\":[");
@@ -135,13 +123,13 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
-		json_kv(out, "source", d->source, true);
-		json_kv(out, "requirement", d->requirement, true);
-		json_kv(out, "name", d->name, true);
-		json_kv(out, "action", rr_action_to_string(d->action), true);
-		json_kv(out, "reason", rr_reason_to_string(d->reason), true);
-		json_kv(out, "output", d->output, true);
-		json_kv(out, "why", d->why, true);
+		rr_strbuf_add_json_kv(out, "source", d->source, true);
+		rr_strbuf_add_json_kv(out, "requirement", d->requirement, true);
+		rr_strbuf_add_json_kv(out, "name", d->name, true);
+		rr_strbuf_add_json_kv(out, "action", rr_action_to_string(d->action), true);
+		rr_strbuf_add_json_kv(out, "reason", rr_reason_to_string(d->reason), true);
+		rr_strbuf_add_json_kv(out, "output", d->output, true);
+		rr_strbuf_add_json_kv(out, "why", d->why, true);
 		rr_strbuf_addf(out, "\"constraint\":%s,\"breaks_stack\":%s}",
 			       d->constraint ? "true" : "false", d->breaks_stack ? "true" : "false");
 	}

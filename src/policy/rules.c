@@ -320,12 +320,17 @@ static rr_err load_json(struct rr_policy *pol, const struct src *src, struct sec
 			rc = parse_rule(src, (enum rr_policy_section)s, item, i, sec_off, &r,
 					&enabled);
 			if (rc == RR_OK) {
-				for (size_t j = 0; j < add[s].n; j++)
-					if (strcmp(add[s].items[j].id, r.id) == 0)
-						rc = fail_near(src, find_json_str(src, r.id, sec_off),
-							       RR_E_DATA,
-							       "%s: duplicate rule id '%s'", key,
-							       r.id);
+				for (size_t j = 0; j < add[s].n && !rc; j++) {
+					size_t first, off;
+					if (strcmp(add[s].items[j].id, r.id) != 0)
+						continue;
+					/* point at the second occurrence */
+					first = find_json_str(src, r.id, sec_off);
+					off = first == SIZE_MAX ? SIZE_MAX :
+								  find_json_str(src, r.id, first + 1);
+					rc = fail_near(src, off, RR_E_DATA,
+						       "%s: duplicate rule id '%s'", key, r.id);
+				}
 			}
 			if (rc) {
 				rule_release(&r);

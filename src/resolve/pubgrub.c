@@ -82,6 +82,7 @@ struct pg_solver {
 	uint32_t *stack;
 	size_t nstack;
 	size_t capstack;
+	int32_t *reason; /* per package: the first positive derivation's cause, after success */
 };
 
 /* ---- arena ------------------------------------------------------------ */
@@ -219,6 +220,7 @@ struct pg_solver *pg_free(struct pg_solver *s)
 	free(s->incs);
 	free(s->log);
 	free(s->stack);
+	free(s->reason);
 	free(s);
 	return NULL;
 }
@@ -423,9 +425,11 @@ static void backtrack(struct pg_solver *s, uint32_t level)
 
 /* ---- conflict resolution ---------------------------------------------- */
 
+/* "root is not selected" itself is resolved once more, to blame its cause */
 static bool is_terminal(const struct pg_inc *in)
 {
-	return in->nterms == 0 || (in->nterms == 1 && in->terms[0].pkg == PG_ROOT);
+	return in->nterms == 0 ||
+	       (in->nterms == 1 && in->terms[0].pkg == PG_ROOT && in->kind != PG_K_ROOT);
 }
 
 /*
@@ -745,6 +749,16 @@ rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
 		}
 		p->decided = v;
 	}
+	/* one pass over the log answers every later pg_reason */
+	s->reason = rr_xmalloc(s->npkgs * sizeof(*s->reason));
+	for (size_t i = 0; i < s->npkgs; i++)
+		s->reason[i] = -1;
+	for (size_t i = 0; i < s->nlog; i++) {
+		const struct pg_assign *as = &s->log[i];
+		if (as->cause >= 0 && s->reason[as->pkg] < 0 &&
+		    !pg_set_has(as->set, s->pkgs[as->pkg].ncand))
+			s->reason[as->pkg] = as->cause;
+	}
 	*ok = true;
 	return RR_OK;
 }
@@ -764,29 +778,19 @@ bool pg_reason(const struct pg_solver *s, uint32_t pkg, uint32_t *parent, const 
 {
 	const struct pg_pkg *p = &s->pkgs[pkg];
 
-	if (p->decided < 0)
+	if (p->decided < 0 || !s->reason || s->reason[pkg] < 0)
 		return false;
-	for (size_t i = 0; i < s->nlog; i++) {
-		const struct pg_assign *as = &s->log[i];
-		const struct pg_inc *in;
-		if (as->pkg != pkg || as->cause < 0 || pg_set_has(as->set, p->ncand))
-			continue;
-		in = &s->incs[as->cause];
-		/* the first positive derivation of pkg; its other term is the dependent */
-		for (uint32_t t = 0; t < in->nterms; t++) {
-			if (in->terms[t].pkg == pkg)
-				continue;
-			*parent = in->terms[t].pkg;
-			*origin = in->o;
-			*a = in->a;
-			return true;
-		}
+	{
+		const struct pg_inc *in = &s->incs[s->reason[pkg]];
+		/* the other term of that dependency is the dependent */
 		*parent = PG_ROOT;
+		for (uint32_t t = 0; t < in->nterms; t++)
+			if (in->terms[t].pkg != pkg)
+				*parent = in->terms[t].pkg;
 		*origin = in->o;
 		*a = in->a;
 		return true;
 	}
-	return false;
 }
 
 /* ---- explanation ------------------------------------------------------ */
@@ -993,8 +997,20 @@ static void rep_part(struct pg_report *r, uint32_t id)
 		fmt_external(r->s, &r->s->incs[id], r->out);
 }
 
+static bool is_root_fact(const struct pg_solver *s, uint32_t id)
+{
+	const struct pg_inc *in = &s->incs[id];
+	return in->kind != PG_K_DERIVED && in->nterms && in->terms[0].pkg == PG_ROOT;
+}
+
 static void rep_line(struct pg_report *r, const char *lead, uint32_t a, int64_t b, uint32_t concl)
 {
+	/* a person reads from the request outwards: root requirements first */
+	if (b >= 0 && is_root_fact(r->s, (uint32_t)b) && !is_root_fact(r->s, a)) {
+		uint32_t t = a;
+		a = (uint32_t)b;
+		b = t;
+	}
 	rep_begin(r);
 	rr_strbuf_adds(r->out, lead);
 	rep_part(r, a);
@@ -1096,9 +1112,17 @@ void pg_explain(const struct pg_solver *s, struct rr_strbuf *out)
 	if (s->failure < 0)
 		return;
 	f = (uint32_t)s->failure;
+	/* "the request must be satisfied" goes without saying */
+	while (is_derived(s, f) && (s->incs[s->incs[f].cause1].kind == PG_K_ROOT ||
+				    s->incs[s->incs[f].cause2].kind == PG_K_ROOT))
+		f = s->incs[s->incs[f].cause1].kind == PG_K_ROOT ? s->incs[f].cause2
+								 : s->incs[f].cause1;
 	if (!is_derived(s, f)) {
 		rep_begin(&r);
+		rr_strbuf_adds(out, "Because ");
 		fmt_external(s, &s->incs[f], out);
+		rr_strbuf_adds(out, ", ");
+		fmt_terms(s, &s->incs[f], out);
 		rr_strbuf_adds(out, ".");
 		return;
 	}

@@ -313,6 +313,12 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 			all_pre = false;
 	}
 	p->pre_ok = (r->rq->flags & RR_RESOLVE_PRERELEASE) || all_pre || pre_named(r, key);
+	if (p->kind == RS_PLAIN && p->n && r->prov->prefetch_deps) {
+		/* the release most likely to be chosen: the installed one, else the newest */
+		const struct rr_candidate *likely = p->cands[preferred >= 0 ? (size_t)preferred
+									    : p->n - 1];
+		r->prov->prefetch_deps(r->prov->ctx, key, &likely, 1);
+	}
 	id = pg_pkg_add(r->pg, key, (uint32_t)p->n, p->vtext, preferred);
 	rc = add_static_facts(r, id, err);
 	if (rc)
@@ -457,7 +463,17 @@ static rr_err add_requirement(struct rs *r, uint32_t pkg, uint32_t cand,
 		}
 	}
 	{
-		RR_AUTOFREE char *why = any ? NULL : nomatch_reason(r, t);
+		RR_AUTOFREE char *why = NULL;
+		if (!any) {
+			bool yanked = false;
+			for (size_t i = 0; i < t->n && !yanked; i++)
+				yanked = t->cands[i]->yanked &&
+					 rr_specset_contains(&req->spec, &t->cands[i]->version,
+							     RR_PRE_POLICY_ALLOW);
+			why = yanked && t->kind == RS_PLAIN
+				      ? rr_xasprintf("the matching versions of %s are yanked", t->key)
+				      : nomatch_reason(r, t);
+		}
 		edge(r, pkg, cand, target, set, tag, origin, text, why);
 	}
 	for (size_t e = 0; e < req->nextras && any; e++) {
@@ -582,16 +598,22 @@ static int cmp_solved(const void *a, const void *b)
 static char *why_chain(const struct rs *r, uint32_t pkg)
 {
 	struct rr_strbuf sb = RR_STRBUF_INIT;
-	char *parts[32];
+	char *parts[8];
 	size_t n = 0;
 	uint32_t cur = pkg;
+	bool cut = false;
 
-	while (n < RR_ARRAY_LEN(parts)) {
+	/* the last hops tell most; a long chain starts with "..." */
+	for (;;) {
 		uint32_t parent;
 		const char *origin;
 		const char *text;
 		if (!pg_reason(r->pg, cur, &parent, &origin, &text))
 			break;
+		if (n == RR_ARRAY_LEN(parts)) {
+			cut = true;
+			break;
+		}
 		if (parent == PG_ROOT) {
 			parts[n++] = rr_xasprintf("%s requires %s", origin ? origin : "the request",
 						  text ? text : "?");
@@ -602,6 +624,8 @@ static char *why_chain(const struct rs *r, uint32_t pkg)
 					  text ? text : "?");
 		cur = parent;
 	}
+	if (cut)
+		rr_strbuf_adds(&sb, "...; ");
 	while (n) {
 		rr_strbuf_adds(&sb, parts[--n]);
 		free(parts[n]);
@@ -678,6 +702,8 @@ static void rs_release(struct rs *r)
 			free(p->fixed_cand);
 		}
 	}
+	if (r->npkgs)
+		free(r->pkgs[0].key);
 	free(r->pkgs);
 	for (size_t i = 0; i < r->npre; i++)
 		free(r->pre_keys[i]);

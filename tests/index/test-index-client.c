@@ -497,7 +497,7 @@ static void test_cache_atomic(void **state)
 {
 	char dir[512];
 	pid_t kids[3];
-	const size_t big = 3u << 20;
+	const size_t big = 1u << 20;
 	int bad = 0, seen = 0;
 	(void)state;
 
@@ -509,7 +509,7 @@ static void test_cache_atomic(void **state)
 			struct rr_cache_entry e = {.status = 200, .max_age = 60, .body = RR_STRBUF_INIT};
 			for (size_t i = 0; i < big; i++)
 				rr_strbuf_addch(&e.body, (char)('a' + k));
-			for (int round = 0; round < 100; round++) {
+			for (int round = 0; round < 40; round++) {
 				char url[64];
 				snprintf(url, sizeof(url), "http://h/simple/p%d/", round % 4);
 				e.url = url;
@@ -563,6 +563,38 @@ static void test_cache_atomic(void **state)
 	}
 }
 
+/* the fetch layer: body caps and Accept negotiation, below the client */
+static void test_fetch_layer(void **state)
+{
+	struct rr_fetch_opts fo = {.retries = 0};
+	struct rr_fetcher *f = rr_fetcher_new(&fo);
+	struct rr_fetch r[3];
+	(void)state;
+
+	memset(r, 0, sizeof(r));
+	r[0].url = rr_xasprintf("%s/simple/torch/", base);
+	r[0].max_body = 1000;
+	r[0].accept = RR_INDEX_ACCEPT;
+	r[1].url = rr_xasprintf("%s/simple/torch/", base);
+	r[1].accept = "text/html";
+	r[2].url = rr_xasprintf("%s/simple/torch/", base);
+	r[2].accept = "application/vnd.pypi.simple.latest+json";
+	rr_fetch_run(f, r, 3);
+	assert_int_equal(r[0].rc, RR_E_LIMIT);
+	assert_non_null(strstr(r[0].err.msg, "/simple/torch/"));
+	assert_int_equal(r[1].rc, RR_OK);
+	assert_string_equal(r[1].content_type, "text/html");
+	assert_non_null(strstr(r[1].body.buf, "data-core-metadata=\"sha256="));
+	assert_int_equal(r[2].rc, RR_OK);
+	assert_string_equal(r[2].content_type, "application/vnd.pypi.simple.v1+json");
+	assert_non_null(r[2].etag);
+	for (int i = 0; i < 3; i++) {
+		free((char *)r[i].url);
+		rr_fetch_release(&r[i]);
+	}
+	rr_fetcher_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +609,7 @@ int main(void)
 		cmocka_unit_test(test_parallel),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_atomic),
+		cmocka_unit_test(test_fetch_layer),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

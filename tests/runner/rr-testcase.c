@@ -172,6 +172,7 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 	struct strv expect = {NULL, 0, 0};
 	size_t nreq = 0;
 	size_t ncon = 0;
+	size_t nfixed = 0;
 	int rcode = 0;
 	rr_error err = RR_ERROR_INIT;
 	rr_err rc = RR_OK;
@@ -206,10 +207,17 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 		ncon++;
 	}
 	if (!rc) {
-		for (size_t i = 0; i < sc->fixed.n / 3; i++) {
-			fixed[i].key = sc->fixed.v[3 * i];
-			fixed[i].version = sc->fixed.v[3 * i + 1];
-			fixed[i].reason = sc->fixed.v[3 * i + 2];
+		/* a later "fixed" for the same key (inside a question) wins */
+		for (size_t i = sc->fixed.n / 3; i-- > 0;) {
+			bool dup = false;
+			for (size_t k = 0; k < nfixed && !dup; k++)
+				dup = !strcmp(fixed[k].key, sc->fixed.v[3 * i]);
+			if (dup)
+				continue;
+			fixed[nfixed].key = sc->fixed.v[3 * i];
+			fixed[nfixed].version = sc->fixed.v[3 * i + 1];
+			fixed[nfixed].reason = sc->fixed.v[3 * i + 2];
+			nfixed++;
 		}
 		for (size_t i = 0; i < sc->forbid.n / 2; i++) {
 			forbid[i].key = sc->forbid.v[2 * i];
@@ -224,7 +232,7 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 		rq.constraints = rcons;
 		rq.nconstraints = ncon;
 		rq.fixed = fixed;
-		rq.nfixed = sc->fixed.n / 3;
+		rq.nfixed = nfixed;
 		rq.forbidden = forbid;
 		rq.nforbidden = sc->forbid.n / 2;
 		rq.clashes = clash;

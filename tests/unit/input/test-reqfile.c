@@ -260,6 +260,11 @@ static void test_error_columns(void **state)
 	assert_int_equal(parse_str(&set, "o.txt", "--index-url 'https://x\n", &err), RR_E_PARSE);
 	assert_int_equal(err.col, 13);
 	rr_reqset_release(&set);
+	/* bytes that are not UTF-8 are reported where they are (found by fuzz-reqfile) */
+	assert_int_equal(parse_str(&set, "u.txt", "ok\ntorch\xcd\xcd==1\n", &err), RR_E_PARSE);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.col, 6);
+	rr_reqset_release(&set);
 	rr_error_release(&err);
 }
 
@@ -542,6 +547,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "corpus") == 0) {
 		const char *shared = getenv("RR_SHARED");
 		RR_AUTOFREE char *dir = shared ? rr_xasprintf("%s/corpus/requirements", shared) : NULL;
+		/* a git worktree sits deeper than the main checkout: look further up for shared/ */
+		RR_AUTOFREE char *up = rr_xstrdup(getenv("RR_SRCDIR") ? getenv("RR_SRCDIR") : ".");
+		char *slash;
+		while ((!dir || access(dir, R_OK) != 0) && (slash = strrchr(up, '/')) != NULL) {
+			*slash = '\0';
+			free(dir);
+			dir = rr_xasprintf("%s/shared/corpus/requirements", up);
+			if (access(dir, R_OK) == 0) {
+				RR_AUTOFREE char *sh = rr_xasprintf("%s/shared", up);
+				setenv("RR_SHARED", sh, 1);
+			}
+		}
 		if (!dir || access(dir, R_OK) != 0) {
 			fprintf(stderr, "corpus not found (RR_SHARED=%s): skipped\n", shared ? shared : "");
 			return 77;

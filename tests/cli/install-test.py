@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""`rocm-resolve install` drives real pip against the fixture index, then
+verify (through the HIP test double and a fake torch) passes; after a triton
+file is clobbered, verify fails naming the file, and install prints the
+commands that restore the protected builds.
+
+Needs: /usr/bin/python3 with venv and pip (Debian python3-venv), the fixture
+index server (tests/index/serve.py), the HIP test doubles (tests/gpu/hip6)."""
+import base64
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+src = os.environ["RR_SRCDIR"]
+build = os.environ["RR_BUILDDIR"]
+exe = os.path.join(build, "src", "cli", "rocm-resolve")
+TORCH = "2.9.1+rocm7.2.0.lw.git7e1940d4"
+TRITON = "3.5.1+rocm7.2.0.gita272dfa8"
+checks = {"passed": 0, "failed": 0}
+
+
+def check(cond, what, detail=""):
+    key = "passed" if cond else "failed"
+    checks[key] += 1
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond and detail:
+        print("     " + detail.replace("\n", "\n     "))
+
+
+def wheel(outdir, name, version, files, requires=()):
+    """a real wheel: files {relpath: bytes}, METADATA, WHEEL, RECORD with sha256"""
+    dist = f"{name}-{version}"
+    fn = os.path.join(outdir, f"{name}-{version}-py3-none-any.whl")
+    di = f"{dist}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
+        f"Requires-Dist: {r}\n" for r in requires)
+    files = dict(files)
+    files[f"{di}/METADATA"] = meta.encode()
+    files[f"{di}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: rocm-resolve-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for rel, data in files.items():
+        h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{rel},sha256={h},{len(data)}")
+    record.append(f"{di}/RECORD,,")
+    files[f"{di}/RECORD"] = ("\n".join(record) + "\n").encode()
+    with zipfile.ZipFile(fn, "w") as z:
+        for rel, data in files.items():
+            z.writestr(rel, data)
+    return fn
+
+
+def main():
+    if not os.path.exists("/usr/bin/python3"):
+        print("SKIP: /usr/bin/python3 missing")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="rr-install-")
+    server = None
+    try:
+        r = subprocess.run(["/usr/bin/python3", "-m", "venv", os.path.join(tmp, "venv")],
+                           capture_output=True, text=True)
+        if r.returncode:
+            print("SKIP: cannot create a venv (python3-venv missing?)\n" + r.stderr)
+            return 77
+        venv = os.path.join(tmp, "venv")
+        py = os.path.join(venv, "bin", "python")
+        lib = os.path.join(src, "fixtures", "gpu", "venvs", "_lib", "torch")
+        torch_files = {f"torch/{f}": open(os.path.join(lib, f), "rb").read()
+                       for f in os.listdir(lib) if f.endswith(".py")}
+        torch_files["torch/lib/libtorch_hip.so"] = b"\x7fELF fake torch library\n"
+        wheels = [
+            wheel(tmp, "torch", TORCH, torch_files,
+                  [f'triton=={TRITON}; platform_system == "Linux"']),
+            wheel(tmp, "triton", TRITON, {
+                "triton/__init__.py": b"__version__ = '3.5.1'\n",
+                "triton/_C/libtriton.so": b"\x7fELF ROCm triton\n" * 64,
+                "triton/backends/amd/driver.py": b"# amd backend\n"}),
+        ]
+        r = subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps"] + wheels,
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "fake ROCm torch and triton installed into a real venv", r.stderr)
+
+        server = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "tests", "index", "serve.py"),
+                                   "--world", os.path.join(src, "fixtures", "index", "world.txt")],
+                                  stdout=subprocess.PIPE, text=True)
+        url = server.stdout.readline().strip()
+        req = os.path.join(tmp, "requirements.txt")
+        with open(req, "w") as f:
+            f.write(f"--index-url {url}/simple/\ntqdm\nidna\ntorch==2.4.0\n")
+
+        env = dict(os.environ)
+        env.pop("VIRTUAL_ENV", None)
+        env.update({
+            "RR_SYSROOT": os.path.join(src, "fixtures", "gpu", "sysfs", "mi300"),
+            "LD_LIBRARY_PATH": os.path.join(build, "tests", "gpu", "hip6"),
+            "RR_FAKE_HIP_MODE": "ok", "RR_FAKE_TORCH": "ok",
+            "XDG_CACHE_HOME": os.path.join(tmp, "cache"),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1",
+        })
+        r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req],
+                           capture_output=True, text=True, env=env, timeout=300)
+        check(r.returncode == 0, "install exits 0 after pip and a passing verify",
+              f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")
+        check("kernel: PASS" in r.stdout and "torch: PASS" in r.stdout and "integrity: PASS" in r.stdout,
+              "verify after install: integrity, kernel and torch pass", r.stdout)
+        r = subprocess.run([py, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True)
+        have = dict(l.split("==", 1) for l in r.stdout.split() if "==" in l)
+        check(have.get("tqdm") and have.get("idna"), "pip installed the requested packages", r.stdout)
+        check(have.get("torch") == TORCH and have.get("triton") == TRITON,
+              "the ROCm torch and triton are untouched (torch==2.4.0 was pinned back)", r.stdout)
+
+        # a CUDA triton "installed over" the ROCm one: same path, other bytes
+        site = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True).stdout.strip()
+        with open(os.path.join(site, "triton", "_C", "libtriton.so"), "wb") as f:
+            f.write(b"\x7fELF CUDA triton from PyPI\n")
+        r = subprocess.run([exe, "verify", "--venv", venv], capture_output=True, text=True, env=env,
+                           timeout=300)
+        check(r.returncode == 1, "verify exits 1 after the clobber", f"exit {r.returncode}\n{r.stdout}{r.stderr}")
+        check("integrity: FAIL" in r.stdout and "triton/_C/libtriton.so" in r.stdout,
+              "verify names the clobbered triton file", r.stdout)
+        r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req],
+                           capture_output=True, text=True, env=env, timeout=300)
+        check(r.returncode == 1 and "--force-reinstall 'triton @ file://" in r.stderr,
+              "install after the clobber fails verify and prints the restore commands",
+              f"exit {r.returncode}\n{r.stderr}")
+    finally:
+        if server:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{checks['passed']} passed, {checks['failed']} failed")
+    return 1 if checks["failed"] else 0
+
+
+sys.exit(main())

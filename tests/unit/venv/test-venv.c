@@ -1,0 +1,375 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+
+static char *fixture(const char *name)
+{
+	const char *src = getenv("RR_SRCDIR");
+	return rr_xasprintf("%s/fixtures/venvs/%s", src ? src : ".", name);
+}
+
+static struct rr_venv *load(const char *name, const char *sysroot)
+{
+	RR_AUTOFREE char *root = fixture(name);
+	RR_AUTOFREE char *sr = sysroot ? fixture(sysroot) : NULL;
+	struct rr_venv_opts o = {.sysroot = sr ? sr : "/nonexistent-sysroot"};
+	struct rr_venv *v = NULL;
+	rr_error e = RR_ERROR_INIT;
+
+	if (rr_venv_load(root, &o, &v, &e))
+		fail_msg("load %s: %s", root, e.msg);
+	return v;
+}
+
+static bool has_warning(const struct rr_venv *v, const char *part)
+{
+	for (size_t i = 0; i < v->nwarnings; i++)
+		if (strstr(v->warnings[i], part))
+			return true;
+	return false;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	/* the host's ROCm and pip configuration must not leak into the fixtures */
+	unsetenv("ROCM_PATH");
+	unsetenv("PIP_CONSTRAINT");
+	return 0;
+}
+
+static void test_venv_rocm72(void **state)
+{
+	struct rr_venv *v = load("rocm72", "sysroot-rocm72");
+	const struct rr_dist *d;
+	(void)state;
+
+	assert_string_equal(v->python_version, "3.12.3");
+	assert_string_equal(v->home, "/usr/bin");
+	assert_non_null(strstr(v->site_packages, "rocm72/lib/python3.12/site-packages"));
+	/* lib64 -> lib is the same directory, scanned once */
+	assert_int_equal(v->nbridged_sites, 0);
+	assert_int_equal(v->ndists, 39);
+	for (size_t i = 1; i < v->ndists; i++)
+		assert_true(strcmp(v->dists[i - 1].key, v->dists[i].key) < 0);
+
+	d = rr_venv_lookup(v, "torch");
+	assert_non_null(d);
+	assert_string_equal(d->version_text, "2.9.1+rocm7.2.0.lw.git7e1940d4");
+	assert_true(d->version_ok);
+	assert_string_equal(d->version.local, "rocm7.2.0.lw.git7e1940d4");
+	assert_string_equal(d->installer, "pip");
+	assert_string_equal(d->direct_url,
+			    "http://compute-artifactory.amd.com/artifactory/compute-pytorch-rocm/"
+			    "compute-rocm-rel-7.2/43/"
+			    "torch-2.9.1+rocm7.2.0.lw.git7e1940d4-cp312-cp312-linux_x86_64.whl");
+	assert_false(d->editable);
+	assert_null(d->problem);
+	assert_int_equal(d->meta.nrequires_dist, 11);
+	assert_int_equal(d->ntop_level, 3);
+	assert_string_equal(d->top_level[0], "functorch");
+	assert_string_equal(d->top_level[1], "torch");
+	assert_string_equal(d->top_level[2], "torchgen");
+
+	d = rr_venv_lookup(v, "torchaudio");
+	assert_int_equal(d->meta.nrequires_dist, 1);
+	assert_string_equal(d->meta.requires_dist[0], "torch==2.9.1");
+
+	d = rr_venv_lookup(v, "triton");
+	assert_int_equal(d->ntop_level, 1);
+	assert_string_equal(d->top_level[0], "triton");
+
+	/* names: display spelling kept, key normalised */
+	d = rr_venv_lookup(v, "typing-extensions");
+	assert_string_equal(d->name, "typing_extensions");
+	assert_string_equal(d->top_level[0], "typing_extensions");
+	d = rr_venv_lookup(v, "setuptools");
+	/* distutils-precedence.pth and the dist-info are not import packages */
+	assert_int_equal(d->ntop_level, 3);
+	d = rr_venv_lookup(v, "apex");
+	assert_int_equal(d->ntop_level, 2);
+	assert_string_equal(d->top_level[0], "amp_C");
+	d = rr_venv_lookup(v, "numpy");
+	/* the folded License field left Version alone */
+	assert_string_equal(d->version_text, "2.4.1");
+	assert_null(rr_venv_lookup(v, "Torch"));
+	assert_null(rr_venv_lookup(v, "not-installed"));
+
+	assert_string_equal(v->torch_version, "2.9.1+rocm7.2.0.lw.git7e1940d4");
+	assert_string_equal(v->torch_hip, "7.2.26015-fc0010cf6a");
+	assert_null(v->torch_cuda);
+	assert_string_equal(v->rocm_version, "7.2.0-43");
+	assert_non_null(strstr(v->rocm_path, "sysroot-rocm72/opt/rocm"));
+	assert_non_null(strstr(v->pip_constraint, "sysroot-rocm72/etc/pip/constraint.txt"));
+	assert_int_equal(v->nwarnings, 0);
+
+	struct rr_marker_env env;
+	char pybuf[16];
+	rr_venv_marker_env(v, &env, pybuf);
+	assert_string_equal(env.vars[RR_MVAR_PYTHON_VERSION], "3.12");
+	assert_string_equal(env.vars[RR_MVAR_PYTHON_FULL_VERSION], "3.12.3");
+	rr_venv_free(v);
+}
+
+static void test_venv_rocm64_uv(void **state)
+{
+	struct rr_venv *v = load("pytorch-rocm64", "sysroot-rocm64");
+	const struct rr_dist *d;
+	(void)state;
+
+	/* uv's version_info */
+	assert_string_equal(v->python_version, "3.11.13");
+	d = rr_venv_lookup(v, "pytorch-triton-rocm");
+	assert_non_null(d);
+	assert_string_equal(d->installer, "uv");
+	assert_null(d->direct_url);
+	assert_string_equal(d->top_level[0], "triton");
+	assert_string_equal(v->torch_hip, "6.4.43482");
+	/* rocm_version.h fallback */
+	assert_string_equal(v->rocm_version, "6.4.1");
+	assert_null(v->pip_constraint);
+	rr_venv_free(v);
+}
+
+static void test_venv_cpu_plain_version_py(void **state)
+{
+	struct rr_venv *v = load("cpu", NULL);
+	(void)state;
+
+	assert_string_equal(v->torch_version, "2.9.1+cpu");
+	assert_null(v->torch_hip);
+	assert_null(v->torch_cuda);
+	assert_null(v->rocm_version);
+	assert_null(v->rocm_path);
+	rr_venv_free(v);
+
+	v = load("rocm-source", NULL);
+	/* un-annotated `hip = '...'` form */
+	assert_string_equal(v->torch_hip, "6.3.42131");
+	assert_string_equal(v->torch_version, "2.7.0a0+git3f903c3");
+	rr_venv_free(v);
+}
+
+static void test_venv_env_overrides(void **state)
+{
+	RR_AUTOFREE char *root = fixture("cpu");
+	RR_AUTOFREE char *rocm = fixture("sysroot-rocm72/opt/rocm-7.2.0");
+	struct rr_venv_opts o = {.sysroot = "/nonexistent"};
+	struct rr_venv *v;
+	(void)state;
+
+	setenv("ROCM_PATH", rocm, 1);
+	setenv("PIP_CONSTRAINT", "/x/constraints.txt", 1);
+	assert_int_equal(rr_venv_load(root, &o, &v, NULL), RR_OK);
+	assert_string_equal(v->rocm_path, rocm);
+	assert_string_equal(v->rocm_version, "7.2.0-43");
+	assert_string_equal(v->pip_constraint, "/x/constraints.txt");
+	rr_venv_free(v);
+	/* opts beat the environment */
+	o.rocm_path = "/nonexistent/rocm";
+	assert_int_equal(rr_venv_load(root, &o, &v, NULL), RR_OK);
+	assert_null(v->rocm_path);
+	rr_venv_free(v);
+	unsetenv("ROCM_PATH");
+	unsetenv("PIP_CONSTRAINT");
+}
+
+static void test_venv_bridged(void **state)
+{
+	struct rr_venv *v = load("bridged", NULL);
+	const struct rr_dist *d;
+	(void)state;
+
+	/* only the .pth line naming a directory with distributions is a site */
+	assert_int_equal(v->nbridged_sites, 1);
+	assert_non_null(strstr(v->bridged_sites[0], "rocm72/lib/python3.12/site-packages"));
+	/* the project's own numpy shadows the image's */
+	d = rr_venv_lookup(v, "numpy");
+	assert_string_equal(d->version_text, "2.2.6");
+	assert_true(has_warning(v, "'numpy' in"));
+	d = rr_venv_lookup(v, "torch");
+	assert_non_null(d);
+	assert_non_null(strstr(d->site, "rocm72"));
+	/* torch/version.py comes from torch's own site */
+	assert_string_equal(v->torch_hip, "7.2.26015-fc0010cf6a");
+	d = rr_venv_lookup(v, "myproj");
+	assert_true(d->editable);
+	assert_string_equal(d->direct_url, "file:///work/myproj");
+	d = rr_venv_lookup(v, "requests");
+	assert_string_equal(d->direct_url,
+			    "https://user:****@pkgs.example.com/requests-2.32.3-py3-none-any.whl");
+	/* 39 from the image + myproj + requests (numpy counted once) */
+	assert_int_equal(v->ndists, 41);
+	rr_venv_free(v);
+}
+
+static void test_venv_broken(void **state)
+{
+	struct rr_venv *v = load("broken-metadata", NULL);
+	const struct rr_dist *d;
+	(void)state;
+
+	d = rr_venv_lookup(v, "nometa");
+	assert_non_null(d);
+	assert_string_equal(d->problem, "METADATA missing");
+	assert_string_equal(d->version_text, "1.0");
+	d = rr_venv_lookup(v, "badmeta");
+	assert_non_null(d);
+	assert_non_null(strstr(d->problem, "malformed METADATA:3:"));
+	d = rr_venv_lookup(v, "noversion");
+	assert_non_null(strstr(d->problem, "no 'Version' field"));
+	d = rr_venv_lookup(v, "badversion");
+	assert_null(d->problem);
+	assert_false(d->version_ok);
+	assert_true(has_warning(v, "version 'not.a.version!' is not a valid PEP 440 version"));
+	d = rr_venv_lookup(v, "baddirect");
+	assert_null(d->problem);
+	assert_null(d->direct_url);
+	assert_true(has_warning(v, "baddirect-1.0.dist-info/direct_url.json:2:"));
+	d = rr_venv_lookup(v, "amd-widget");
+	assert_string_equal(d->version_text, "1.0+rocm7.2.0");
+	assert_non_null(d->problem);
+	d = rr_venv_lookup(v, "good");
+	assert_null(d->problem);
+	assert_true(d->version_ok);
+	rr_venv_free(v);
+}
+
+static void test_venv_egg_info(void **state)
+{
+	struct rr_venv *v = load("egg-info-only", NULL);
+	const struct rr_dist *d;
+	(void)state;
+
+	assert_string_equal(v->python_version, "3.10.12");
+	assert_int_equal(v->ndists, 3);
+	d = rr_venv_lookup(v, "legacy-single");
+	assert_non_null(d);
+	assert_true(d->egg_info);
+	assert_string_equal(d->version_text, "1.0");
+	d = rr_venv_lookup(v, "oldpkg");
+	assert_true(d->egg_info);
+	assert_null(d->installer);
+	assert_int_equal(d->meta.nrequires_dist, 3);
+	assert_string_equal(d->meta.requires_dist[1], "cupy-cuda12x; extra == \"gpu\"");
+	assert_int_equal(d->ntop_level, 2);
+	assert_string_equal(d->top_level[0], "_oldpkg_native");
+	d = rr_venv_lookup(v, "pkg-with-dots");
+	assert_string_equal(d->name, "Pkg_With.Dots");
+	rr_venv_free(v);
+}
+
+static void test_venv_missing(void **state)
+{
+	struct rr_venv *v = NULL;
+	rr_error e = RR_ERROR_INIT;
+	RR_AUTOFREE char *file = fixture("rocm72/pyvenv.cfg");
+	(void)state;
+
+	assert_int_equal(rr_venv_load("/nonexistent/venv", NULL, &v, &e), RR_E_ENV);
+	assert_null(v);
+	assert_non_null(strstr(e.msg, "'/nonexistent/venv'"));
+	rr_error_release(&e);
+	assert_int_equal(rr_venv_load(file, NULL, &v, &e), RR_E_ENV);
+	assert_non_null(strstr(e.msg, "is not a directory"));
+	rr_error_release(&e);
+}
+
+static void test_venv_site_as_root(void **state)
+{
+	struct rr_venv *v = load("rocm72/lib/python3.12/site-packages", NULL);
+	(void)state;
+
+	assert_int_equal(v->ndists, 39);
+	assert_null(v->python_version);
+	rr_venv_free(v);
+}
+
+static void test_venv_unreadable(void **state)
+{
+	char tmpl[] = "/tmp/rr-venv-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	RR_AUTOFREE char *site = rr_xasprintf("%s/lib/python3.12/site-packages", dir);
+	RR_AUTOFREE char *cmd = NULL;
+	struct rr_venv *v;
+	const struct rr_dist *d;
+	FILE *f;
+	(void)state;
+
+	assert_non_null(dir);
+	cmd = rr_xasprintf("mkdir -p %s/locked-1.0.dist-info %s/dirmeta-1.0.dist-info/METADATA "
+			   "%s/closed-2.0.dist-info",
+			   site, site, site);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	cmd = rr_xasprintf("%s/locked-1.0.dist-info/METADATA", site);
+	f = fopen(cmd, "w");
+	fputs("Name: locked\nVersion: 1.0\n", f);
+	fclose(f);
+	chmod(cmd, 0);
+	free(cmd);
+	cmd = rr_xasprintf("%s/closed-2.0.dist-info", site);
+	chmod(cmd, 0);
+	assert_int_equal(rr_venv_load(dir, NULL, &v, NULL), RR_OK);
+	/* a directory where METADATA should be fails for root too */
+	d = rr_venv_lookup(v, "dirmeta");
+	assert_non_null(strstr(d->problem, "is a directory"));
+	if (geteuid() != 0) {
+		d = rr_venv_lookup(v, "locked");
+		assert_non_null(strstr(d->problem, "Permission denied"));
+		d = rr_venv_lookup(v, "closed");
+		assert_non_null(strstr(d->problem, "permission denied"));
+	} else {
+		/* root reads mode-000 files: chmod cannot make them unreadable */
+		print_message("running as root: mode-000 assertions skipped\n");
+	}
+	rr_venv_free(v);
+	chmod(cmd, 0755);
+	free(cmd);
+	cmd = rr_xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_venv_speed(void **state)
+{
+	RR_AUTOFREE char *root = fixture("rocm72");
+	struct rr_venv *v;
+	const int n = 20;
+	(void)state;
+
+	/* repeated loads give the same answer (timing lives in bench/bench.py) */
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(rr_venv_load(root, NULL, &v, NULL), RR_OK);
+		assert_int_equal(v->ndists, 39);
+		rr_venv_free(v);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_venv_rocm72),
+		cmocka_unit_test(test_venv_rocm64_uv),
+		cmocka_unit_test(test_venv_cpu_plain_version_py),
+		cmocka_unit_test(test_venv_env_overrides),
+		cmocka_unit_test(test_venv_bridged),
+		cmocka_unit_test(test_venv_broken),
+		cmocka_unit_test(test_venv_egg_info),
+		cmocka_unit_test(test_venv_missing),
+		cmocka_unit_test(test_venv_site_as_root),
+		cmocka_unit_test(test_venv_unreadable),
+		cmocka_unit_test(test_venv_speed),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
