@@ -97,6 +97,11 @@ struct rr_plan {
 	size_t nconstraint_lines;
 	char **warnings;
 	size_t nwarnings;
+	/* names the resolved packages need that would overwrite a protected module
+	 * (PyPI triton next to pytorch-triton-rocm): only an installer's exclusion
+	 * list keeps them out, so the plan says so */
+	char **excludes;
+	size_t nexcludes;
 	size_t counts[RR_ACT__MAX];
 };
 

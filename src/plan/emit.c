@@ -32,6 +32,12 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 		       "distributions\n",
 		       p->counts[RR_ACT_KEEP], p->counts[RR_ACT_PIN], stripped,
 		       p->counts[RR_ACT_REWRITE], p->npins);
+	for (size_t i = 0; i < p->nexcludes; i++)
+		rr_strbuf_addf(out,
+			       "# WARNING: this plan needs %s kept out (it would overwrite a protected "
+			       "module): use `rocm-resolve install` or `uv pip install --excludes FILE` "
+			       "(--uv-excludes FILE)\n",
+			       p->excludes[i]);
 	for (size_t i = 0; i < p->noption_lines; i++)
 		rr_strbuf_addf(out, "%s\n", p->option_lines[i]);
 	for (size_t i = 0; i < p->nconstraint_lines; i++)
@@ -141,7 +147,13 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 	rr_strbuf_adds(out, "],\"plan\":");
 	json_plan_lines(p, out);
-	rr_strbuf_adds(out, ",\"warnings\":[");
+	rr_strbuf_adds(out, ",\"excludes\":[");
+	for (size_t i = 0; i < p->nexcludes; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_add_json_str(out, p->excludes[i]);
+	}
+	rr_strbuf_adds(out, "],\"warnings\":[");
 	for (size_t i = 0; i < p->nwarnings; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
@@ -152,6 +164,9 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 {
+	for (size_t i = 0; i < p->nexcludes; i++)
+		rr_strbuf_addf(out, "a dependency needs %s, which would overwrite a protected module\n",
+			       p->excludes[i]);
 	for (size_t i = 0; i < p->nstripped_options; i++)
 		rr_strbuf_addf(out, "%s\n", p->stripped_options[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {

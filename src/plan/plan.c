@@ -510,6 +510,9 @@ void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res
 				     res->pins[i].why);
 	for (size_t i = 0; i < res->nwarnings; i++)
 		RR_PUSH(p->warnings, p->nwarnings, wcap) = rr_xstrdup(res->warnings[i]);
+	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
+	for (size_t i = 0; i < res->nexcludes; i++)
+		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
 	memset(p->counts, 0, sizeof(p->counts));
 	for (size_t i = 0; i < p->ndecisions; i++)
 		p->counts[p->decisions[i].action]++;
@@ -517,7 +520,7 @@ void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res
 
 bool rr_plan_breaks_stack(const struct rr_plan *p)
 {
-	if (p->nstripped_options)
+	if (p->nstripped_options || p->nexcludes)
 		return true;
 	for (size_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].breaks_stack)
@@ -562,6 +565,7 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	free_strv(p->extra_pins, p->nextra_pins);
 	free_strv(p->constraint_lines, p->nconstraint_lines);
 	free_strv(p->warnings, p->nwarnings);
+	free_strv(p->excludes, p->nexcludes);
 	free(p);
 	return NULL;
 }

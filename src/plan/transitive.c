@@ -37,23 +37,25 @@ struct ctx {
 	char pybuf[16];
 };
 
-static void add_exclude(struct rr_resolution *res, const char *key)
+static void add_exclude(struct rr_resolution *res, const char *key, const char *needed_by,
+			const struct rr_protected *over)
 {
 	for (size_t i = 0; i < res->nexcludes; i++)
 		if (strcmp(res->excludes[i], key) == 0)
 			return;
 	RR_PUSH(res->excludes, res->nexcludes, res->cap_excludes) = rr_xstrdup(key);
+	RR_PUSH(res->warnings, res->nwarnings, res->cap_warnings) = rr_xasprintf(
+		"%s depends on %s, which would overwrite the files of the protected %s %s; a "
+		"requirements file cannot keep it out on its own: install with `rocm-resolve "
+		"install`, or `uv pip install --excludes FILE` with the file --uv-excludes writes",
+		needed_by, key, over->name, over->version);
 }
 
 /* the resolver asks about every name it meets */
 static const char *forbidden_cb(void *opaque, const char *key)
 {
 	struct ctx *c = opaque;
-	const char *rule = rr_policy_match_cuda_only(c->in->policy, key);
-
-	if (rule)
-		add_exclude(c->res, key);
-	return rule;
+	return rr_policy_match_cuda_only(c->in->policy, key);
 }
 
 static const char *clash_cb(void *opaque, const char *key)
@@ -63,7 +65,6 @@ static const char *clash_cb(void *opaque, const char *key)
 
 	if (!p || strcmp(p->key, key) == 0)
 		return NULL;
-	add_exclude(c->res, key);
 	return p->key;
 }
 
@@ -112,6 +113,46 @@ static void add_pins(struct ctx *c, const struct rr_provider *prov, const struct
 		pin->version = rr_xstrdup(s->version);
 		pin->why = rr_xasprintf("newest %s %s does not fit the protected stack (%s)", s->key,
 					newest->version_text, s->why ? s->why : "resolved");
+	}
+}
+
+/*
+ * the solution is safe as resolved, but an installer given only the plan
+ * still installs a clash-group name (PyPI triton) that a resolved package
+ * requires, because the protected member has another name: collect those
+ */
+static void find_clash_needs(struct ctx *c, const struct rr_provider *prov,
+			     const struct rr_solution *sol)
+{
+	for (size_t i = 0; i < rr_solution_count(sol); i++) {
+		const struct rr_solved *s = rr_solution_at(sol, i);
+		const char *const *deps;
+		size_t n;
+		rr_error err = RR_ERROR_INIT;
+
+		if (s->fixed || !s->candidate ||
+		    prov->dependencies(prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
+			rr_error_release(&err);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct rr_requirement r = RR_REQUIREMENT_INIT;
+			const struct rr_protected *over;
+			const char *extras[16] = {""};
+			size_t nextras = 1;
+			bool applies = false;
+
+			if (rr_requirement_parse(deps[k], &r, NULL))
+				continue;
+			for (size_t e = 0; e < s->nextras && nextras < RR_ARRAY_LEN(extras); e++)
+				extras[nextras++] = s->extras[e];
+			over = rr_stack_clash(c->in->stack, c->in->policy, r.key);
+			if (over && strcmp(over->key, r.key) != 0 &&
+			    !rr_requirement_applies(&r, &c->env, extras, nextras, &applies, NULL) &&
+			    applies)
+				add_exclude(c->res, r.key, s->key, over);
+			rr_requirement_release(&r);
+		}
 	}
 }
 
@@ -219,6 +260,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	}
 	if (each.solution && rr_solution_ok(each.solution)) {
 		add_pins(&c, &prov, each.solution, roots, nroots);
+		find_clash_needs(&c, &prov, each.solution);
 		add_locked(&res, each.solution);
 		res.steps = rr_solution_steps(each.solution);
 	} else if (each.solution) {
