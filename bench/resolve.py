@@ -60,14 +60,7 @@ def run(src, build, runs):
         py = os.path.join(venv, "bin", "python")
         env = E.clean_env()
 
-        class NoDelayIndex(E.Index):
-            def __enter__(self):
-                self.proc = subprocess.Popen([E.PY, os.path.join(src, "bench", "serve_nodelay.py"),
-                                              "--world", self.world], stdout=subprocess.PIPE, text=True)
-                self.url = self.proc.stdout.readline().strip()
-                return self
-
-        with NoDelayIndex() as idx:
+        with E.Index() as idx:
             url = idx.simple(LATENCY)
             rc = os.path.join(work, "rr-cache")
             tools = [("rocm-resolve plan", [exe, "--index-url", url, "--venv", venv, "--cache-dir", rc, reqs], rc)]

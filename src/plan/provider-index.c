@@ -13,7 +13,9 @@
 
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/metadata.h"
+#include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
+#include "rocm-resolve/requirement.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
@@ -39,6 +41,10 @@ struct rr_index_provider {
 	struct rr_index_client *client;
 	const struct rr_venv *venv;
 	struct rr_target target;
+	struct rr_marker_env env;
+	char pybuf[16];
+	bool (*skip)(void *ctx, const char *key); /* never fetched: fixed or forbidden */
+	void *skip_ctx;
 	struct pkg *pkgs;
 	size_t npkgs, cap_pkgs;
 	char **warnings;
@@ -240,14 +246,130 @@ static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candida
 	return RR_OK;
 }
 
+/* the release the resolver will most likely pick: the installed one, else the newest final one */
+static const struct rr_candidate *likely_candidate(const struct pkg *pk)
+{
+	const struct rr_candidate *best = NULL;
+
+	for (size_t i = 0; i < pk->n; i++) {
+		const struct rr_candidate *c = &pk->cands[i];
+		if (c->installed)
+			return c;
+		if (c->yanked || rr_version_is_prerelease(&c->version))
+			continue;
+		if (!best || rr_version_cmp(&c->version, &best->version) > 0)
+			best = c;
+	}
+	return best;
+}
+
+static bool in_list(const char *const *v, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], key) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * the names a likely release needs unconditionally (no extra, marker true
+ * here): the next ring of the speculative crawl
+ */
+static void add_frontier(struct rr_index_provider *ip, const struct cand_data *d, char ***next,
+			 size_t *nnext, size_t *cap)
+{
+	for (size_t i = 0; i < d->nrequires; i++) {
+		struct rr_requirement r = RR_REQUIREMENT_INIT;
+		bool holds = true;
+
+		if (rr_requirement_parse(d->requires[i], &r, NULL))
+			continue;
+		if (r.marker && (rr_marker_uses_extra(r.marker) ||
+				 rr_marker_eval(r.marker, &ip->env, &holds, NULL) || !holds)) {
+			rr_requirement_release(&r);
+			continue;
+		}
+		if (!r.url && !find_pkg(ip, r.key) && !in_list((const char *const *)*next, *nnext, r.key) &&
+		    !(ip->skip && ip->skip(ip->skip_ctx, r.key)))
+			RR_PUSH(*next, *nnext, *cap) = rr_xstrdup(r.key);
+		rr_requirement_release(&r);
+	}
+}
+
+/*
+ * a breadth-first crawl over the likely releases, a ring at a time: the ring's
+ * pages in one parallel batch, then the metadata of each project's likely
+ * release in another, then the names those need form the next ring. The
+ * resolver asks one question at a time; without this every question would
+ * wait for its own round trip.
+ */
 static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
+	char **ring = NULL;
+	size_t nring = 0;
+	size_t cap = 0;
 	rr_error err = RR_ERROR_INIT;
 
-	/* failures surface again, with their message, when the key is asked for */
-	if (rr_index_fetch_projects(ip->client, keys, n, &err))
-		rr_error_release(&err);
+	for (size_t i = 0; i < n; i++)
+		if (!find_pkg(ip, keys[i]) && !(ip->skip && ip->skip(ip->skip_ctx, keys[i])) &&
+		    !in_list((const char *const *)ring, nring, keys[i]))
+			RR_PUSH(ring, nring, cap) = rr_xstrdup(keys[i]);
+	for (int depth = 0; nring && depth < 32; depth++) {
+		const struct rr_index_file **files = rr_xcalloc(nring + 1, sizeof(*files));
+		struct cand_data **likely = rr_xcalloc(nring + 1, sizeof(*likely));
+		char **next = NULL;
+		size_t nnext = 0;
+		size_t cap_next = 0;
+		size_t nf = 0;
+		size_t nl = 0;
+
+		/* failures surface again, with their message, when the key is asked for */
+		if (rr_index_fetch_projects(ip->client, (const char *const *)ring, nring, &err))
+			rr_error_release(&err);
+		for (size_t i = 0; i < nring; i++) {
+			struct pkg *pk = find_pkg(ip, ring[i]);
+			const struct rr_candidate *c;
+			struct cand_data *d;
+
+			if (!pk && load_pkg(ip, ring[i], &pk, &err)) {
+				rr_error_release(&err);
+				continue;
+			}
+			c = likely_candidate(pk);
+			d = c ? (struct cand_data *)c->data : NULL;
+			if (!d)
+				continue;
+			likely[nl++] = d;
+			if (d->file && !d->dist && !d->meta_loaded)
+				files[nf++] = d->file;
+		}
+		if (nf && rr_index_fetch_metadata(ip->client, files, nf, &err))
+			rr_error_release(&err);
+		for (size_t i = 0; i < nl; i++) {
+			const char *key = NULL;
+			for (size_t k = 0; k < ip->npkgs && !key; k++)
+				for (size_t j = 0; j < ip->pkgs[k].n; j++)
+					if (ip->pkgs[k].data[j] == likely[i])
+						key = ip->pkgs[k].key;
+			if (load_meta(ip, key ? key : "?", likely[i], "", &err)) {
+				rr_error_release(&err);
+				continue;
+			}
+			add_frontier(ip, likely[i], &next, &nnext, &cap_next);
+		}
+		for (size_t i = 0; i < nring; i++)
+			free(ring[i]);
+		free(ring);
+		free(files);
+		free(likely);
+		ring = next;
+		nring = nnext;
+		cap = cap_next;
+	}
+	for (size_t i = 0; i < nring; i++)
+		free(ring[i]);
+	free(ring);
 }
 
 static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
@@ -270,12 +392,17 @@ static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidat
 }
 
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
-						const struct rr_venv *venv)
+						const struct rr_venv *venv,
+						bool (*skip)(void *ctx, const char *key),
+						void *skip_ctx)
 {
 	struct rr_index_provider *ip = rr_xcalloc(1, sizeof(*ip));
 
 	ip->client = client;
 	ip->venv = venv;
+	ip->skip = skip;
+	ip->skip_ctx = skip_ctx;
+	rr_venv_marker_env(venv, &ip->env, ip->pybuf);
 	rr_target_host(&ip->target, venv->python_version);
 	return ip;
 }

@@ -6,6 +6,8 @@
 #ifndef RR_PROVIDER_INDEX_H
 #define RR_PROVIDER_INDEX_H
 
+#include <stdbool.h>
+
 #include "rocm-resolve/provider.h"
 
 struct rr_index_client;
@@ -13,8 +15,11 @@ struct rr_index_file;
 struct rr_venv;
 struct rr_index_provider;
 
+/* skip (may be NULL) names projects never to fetch: fixed ones, forbidden ones */
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
-						const struct rr_venv *venv);
+						const struct rr_venv *venv,
+						bool (*skip)(void *ctx, const char *key),
+						void *skip_ctx);
 void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret);
 /* the index file behind a candidate, NULL for an installed-only one */
 const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c);

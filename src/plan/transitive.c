@@ -68,6 +68,14 @@ static const char *clash_cb(void *opaque, const char *key)
 	return p->key;
 }
 
+/* the crawl never fetches fixed, forbidden or clashing names: the resolver never asks for them */
+static bool skip_cb(void *opaque, const char *key)
+{
+	struct ctx *c = opaque;
+
+	return rr_stack_lookup(c->in->stack, key) || forbidden_cb(c, key) || clash_cb(c, key);
+}
+
 /* newest candidate of key allowed by every root requirement naming it */
 static const struct rr_candidate *newest_allowed(const struct rr_provider *prov, const char *key,
 						 const struct rr_root_requirement *roots,
@@ -249,8 +257,17 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	rq.env = &c.env;
 	rq.flags = in->pre ? RR_RESOLVE_PRERELEASE : 0;
 
-	ip = rr_index_provider_new(in->client, in->venv);
+	ip = rr_index_provider_new(in->client, in->venv, skip_cb, &c);
 	rr_index_provider_get(ip, &prov);
+	{
+		/* every root project's page and likely metadata in parallel, before the
+		 * resolver starts asking for them one by one */
+		const char **keys = rr_xcalloc(nroots + 1, sizeof(*keys));
+		for (size_t i = 0; i < nroots; i++)
+			keys[i] = roots[i].req->key;
+		prov.prefetch(prov.ctx, keys, nroots);
+		free(keys);
+	}
 	rc = rr_resolve_each(&prov, &rq, &each, err);
 	if (rc)
 		goto out;
