@@ -1,15 +1,15 @@
 /*
- * dist.c - the one place that uses libarchive: core metadata out of a wheel
- * (*.dist-info/METADATA) or an sdist (<top>/PKG-INFO), from memory.
+ * dist.c - the one place that uses libarchive (bound on first use, dl-archive.c):
+ * core metadata out of a wheel (*.dist-info/METADATA) or an sdist
+ * (<top>/PKG-INFO), from memory.
  * Members are read with a size cap so a hostile archive cannot make us
  * allocate without bound.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/dl-private.h"
 #include "index/index-private.h"
 #include "rocm-resolve/util.h"
 
@@ -47,23 +47,26 @@ static int pick_pkginfo(const char *path, const char *want_prefix)
 static rr_err extract(const void *data, size_t len, const char *filename, const char *want_prefix,
 		      member_pick pick, const char *what, struct rr_strbuf *out, rr_error *err)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct archive_entry *ent;
 	int best = 0;
 	int r;
 	rr_err rc = RR_OK;
 	RR_AUTO_STRBUF struct rr_strbuf got = RR_STRBUF_INIT;
 
-	archive_read_support_filter_all(a);
-	archive_read_support_format_zip(a);
-	archive_read_support_format_tar(a);
-	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK) {
+	if (rr_archive_load(err) != RR_OK)
+		return RR_E_ENV;
+	a = rr_archive.read_new();
+	rr_archive.read_support_filter_all(a);
+	rr_archive.read_support_format_zip(a);
+	rr_archive.read_support_format_tar(a);
+	if (rr_archive.read_open_memory(a, data, len) != ARCHIVE_OK) {
 		rc = rr_fail(err, RR_E_ARCHIVE, "%s: not a readable archive: %s", filename,
-			     archive_error_string(a));
+			     rr_archive.error_string(a));
 		goto out;
 	}
-	while ((r = archive_read_next_header(a, &ent)) == ARCHIVE_OK) {
-		const char *path = archive_entry_pathname(ent);
+	while ((r = rr_archive.read_next_header(a, &ent)) == ARCHIVE_OK) {
+		const char *path = rr_archive.entry_pathname(ent);
 		int rank;
 		la_int64_t size;
 		if (!path)
@@ -73,7 +76,7 @@ static rr_err extract(const void *data, size_t len, const char *filename, const 
 		rank = pick(path, want_prefix);
 		if (rank <= best)
 			continue;
-		size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+		size = rr_archive.entry_size_is_set(ent) ? rr_archive.entry_size(ent) : -1;
 		if (size > (la_int64_t)MAX_MEMBER) {
 			rc = rr_fail(err, RR_E_LIMIT, "%s: %s is larger than %u bytes", filename,
 				     path, MAX_MEMBER);
@@ -82,12 +85,12 @@ static rr_err extract(const void *data, size_t len, const char *filename, const 
 		rr_strbuf_reset(&got);
 		for (;;) {
 			char buf[16384];
-			la_ssize_t n = archive_read_data(a, buf, sizeof(buf));
+			la_ssize_t n = rr_archive.read_data(a, buf, sizeof(buf));
 			if (n == 0)
 				break;
 			if (n < 0) {
 				rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot read %s: %s", filename,
-					     path, archive_error_string(a));
+					     path, rr_archive.error_string(a));
 				goto out;
 			}
 			if (got.len + (size_t)n > MAX_MEMBER) {
@@ -103,7 +106,7 @@ static rr_err extract(const void *data, size_t len, const char *filename, const 
 	}
 	if (r != ARCHIVE_EOF && r != ARCHIVE_OK && best == 0) {
 		rc = rr_fail(err, RR_E_ARCHIVE, "%s: damaged archive: %s", filename,
-			     archive_error_string(a));
+			     rr_archive.error_string(a));
 		goto out;
 	}
 	if (!best) {
@@ -113,7 +116,7 @@ static rr_err extract(const void *data, size_t len, const char *filename, const 
 	rr_strbuf_reset(out);
 	rr_strbuf_add(out, got.buf, got.len);
 out:
-	archive_read_free(a);
+	rr_archive.read_free(a);
 	return rc;
 }
 

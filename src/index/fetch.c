@@ -10,12 +10,12 @@
  * bundle may be overridden by SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PIP_CERT.
  * Every message names the URL with its credentials redacted.
  */
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include "index/dl-private.h"
 #include "index/index-private.h"
 #include "rocm-resolve/util.h"
 
@@ -29,18 +29,14 @@ struct rr_fetcher {
 	size_t transfers;
 };
 
-static bool curl_ready;
-
-struct rr_fetcher *rr_fetcher_new(const struct rr_fetch_opts *o)
+rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err)
 {
-	struct rr_fetcher *f = rr_xcalloc(1, sizeof(*f));
+	struct rr_fetcher *f;
 	const char *envs[] = {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"};
 
-	if (!curl_ready) {
-		/* not thread-safe in old curls; the client is single-threaded anyway */
-		curl_global_init(CURL_GLOBAL_DEFAULT);
-		curl_ready = true;
-	}
+	if (rr_curl_load(err) != RR_OK)
+		return RR_E_ENV;
+	f = rr_xcalloc(1, sizeof(*f));
 	f->o = *o;
 	if (f->o.max_parallel <= 0)
 		f->o.max_parallel = 16;
@@ -57,24 +53,25 @@ struct rr_fetcher *rr_fetcher_new(const struct rr_fetch_opts *o)
 			break;
 		}
 	}
-	f->multi = curl_multi_init();
+	f->multi = rr_curl.multi_init();
 	if (!f->multi)
 		abort();
-	curl_multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)f->o.max_parallel);
+	rr_curl.multi_setopt(f->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+	rr_curl.multi_setopt(f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)f->o.max_parallel);
 	/* DNS and TLS sessions shared across the batch */
-	f->share = curl_share_init();
-	curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-	curl_share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-	return f;
+	f->share = rr_curl.share_init();
+	rr_curl.share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	rr_curl.share_setopt(f->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+	*ret = f;
+	return RR_OK;
 }
 
 struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f)
 {
 	if (!f)
 		return NULL;
-	curl_multi_cleanup(f->multi);
-	curl_share_cleanup(f->share);
+	rr_curl.multi_cleanup(f->multi);
+	rr_curl.share_cleanup(f->share);
 	free(f->cainfo);
 	free(f);
 	return NULL;
@@ -173,7 +170,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 static void setup_easy(struct rr_fetcher *f, struct slot *s)
 {
 	struct rr_fetch *r = s->r;
-	CURL *e = curl_easy_init();
+	CURL *e = rr_curl.easy_init();
 
 	if (!e)
 		abort();
@@ -181,59 +178,59 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	s->errbuf[0] = '\0';
 	s->over_limit = false;
 	rr_strbuf_reset(&r->body);
-	curl_easy_setopt(e, CURLOPT_URL, r->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, s);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, s);
-	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+	rr_curl.easy_setopt(e, CURLOPT_URL, r->url);
+	rr_curl.easy_setopt(e, CURLOPT_PRIVATE, s);
+	rr_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf);
+	rr_curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	rr_curl.easy_setopt(e, CURLOPT_WRITEDATA, s);
+	rr_curl.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	rr_curl.easy_setopt(e, CURLOPT_HEADERDATA, s);
+	rr_curl.easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+	rr_curl.easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	rr_curl.easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https,file");
+	rr_curl.easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #endif
-	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	rr_curl.easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	/* waiting to multiplex pays only where HTTP/2 can be negotiated (TLS); on
 	 * plain HTTP/1.1 it would serialise the first wave behind one connection */
 	if (strncasecmp(r->url, "https:", 6) == 0)
-		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, f->o.timeout_ms);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, f->o.timeout_ms < 10000 ? f->o.timeout_ms : 10000L);
-	curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	curl_easy_setopt(e, CURLOPT_SHARE, f->share);
-	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
+		rr_curl.easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	rr_curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	rr_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	rr_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, f->o.timeout_ms);
+	rr_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, f->o.timeout_ms < 10000 ? f->o.timeout_ms : 10000L);
+	rr_curl.easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	rr_curl.easy_setopt(e, CURLOPT_SHARE, f->share);
+	rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
 	if (f->cainfo)
-		curl_easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
+		rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
 	if (f->o.user_agent)
-		curl_easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
+		rr_curl.easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
 	if (r->userpwd) {
-		curl_easy_setopt(e, CURLOPT_USERPWD, r->userpwd);
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		rr_curl.easy_setopt(e, CURLOPT_USERPWD, r->userpwd);
+		rr_curl.easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 	}
 	if (!s->headers) {
 		char *h;
 		if (r->accept) {
 			h = rr_xasprintf("Accept: %s", r->accept);
-			s->headers = curl_slist_append(s->headers, h);
+			s->headers = rr_curl.slist_append(s->headers, h);
 			free(h);
 		}
 		if (r->if_none_match) {
 			h = rr_xasprintf("If-None-Match: %s", r->if_none_match);
-			s->headers = curl_slist_append(s->headers, h);
+			s->headers = rr_curl.slist_append(s->headers, h);
 			free(h);
 		}
 		if (r->if_modified_since) {
 			h = rr_xasprintf("If-Modified-Since: %s", r->if_modified_since);
-			s->headers = curl_slist_append(s->headers, h);
+			s->headers = rr_curl.slist_append(s->headers, h);
 			free(h);
 		}
 	}
 	if (s->headers)
-		curl_easy_setopt(e, CURLOPT_HTTPHEADER, s->headers);
+		rr_curl.easy_setopt(e, CURLOPT_HTTPHEADER, s->headers);
 	r->attempts++;
 	f->transfers++;
 }
@@ -265,8 +262,8 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	char *eff = NULL;
 	bool retry;
 
-	curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
+	rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+	rr_curl.easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
 	r->status = status;
 	free(r->effective_url);
 	r->effective_url = NULL;
@@ -289,7 +286,7 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 				s->redacted, s->max_body);
 	} else if (rc != CURLE_OK) {
 		r->rc = rr_fail(&r->err, RR_E_NETWORK, "%s: %s (after %d attempt%s)", s->redacted,
-				s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc), r->attempts,
+				s->errbuf[0] ? s->errbuf : rr_curl.easy_strerror(rc), r->attempts,
 				r->attempts == 1 ? "" : "s");
 		/* curl's message may quote the URL it was given */
 		char *m = rr_redact_credentials(r->err.msg);
@@ -335,7 +332,7 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 				continue;
 			}
 			setup_easy(f, s);
-			curl_multi_add_handle(f->multi, s->easy);
+			rr_curl.multi_add_handle(f->multi, s->easy);
 			s->running = true;
 			running++;
 		}
@@ -345,22 +342,22 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 			    (next_due < 0 || s->due_ms < next_due))
 				next_due = s->due_ms;
 		}
-		curl_multi_perform(f->multi, &still);
-		while ((m = curl_multi_info_read(f->multi, &left))) {
+		rr_curl.multi_perform(f->multi, &still);
+		while ((m = rr_curl.multi_info_read(f->multi, &left))) {
 			struct slot *s = NULL;
 			CURL *e = m->easy_handle;
 			CURLcode rc = m->data.result;
 			if (m->msg != CURLMSG_DONE)
 				continue;
-			curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&s);
-			curl_multi_remove_handle(f->multi, e);
+			rr_curl.easy_getinfo(e, CURLINFO_PRIVATE, (char **)&s);
+			rr_curl.multi_remove_handle(f->multi, e);
 			s->running = false;
 			running--;
 			if (finish(f, s, rc)) {
 				s->done = true;
 				done++;
 			}
-			curl_easy_cleanup(e);
+			rr_curl.easy_cleanup(e);
 			s->easy = NULL;
 		}
 		if (done == n)
@@ -371,7 +368,7 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 				long long d = next_due - now_ms();
 				timeout = d < 0 ? 0 : d < timeout ? (int)d : timeout;
 			}
-			curl_multi_poll(f->multi, NULL, 0, timeout, NULL);
+			rr_curl.multi_poll(f->multi, NULL, 0, timeout, NULL);
 		} else if (next_due >= 0) {
 			long long d = next_due - now_ms();
 			if (d > 0) {
@@ -381,45 +378,53 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		curl_slist_free_all(slots[i].headers);
+		rr_curl.slist_free_all(slots[i].headers);
 		free(slots[i].redacted);
 	}
 	free(slots);
 }
 
-/* ---- URL helpers (curl's URL API) ---- */
+/* ---- URL helpers (curl's URL API) ----
+ * They answer "not a URL" when libcurl cannot be loaded; callers that need
+ * the reason call rr_curl_load() first (rr_index_client_new does). */
 
 char *rr_url_join(const char *base, const char *ref)
 {
-	CURLU *u = curl_url();
+	CURLU *u;
 	char *out = NULL;
 	char *ret = NULL;
 
-	if (curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-	    curl_url_set(u, CURLUPART_URL, ref, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK) {
+	if (rr_curl_load(NULL) != RR_OK)
+		return NULL;
+	u = rr_curl.url();
+	if (rr_curl.url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    rr_curl.url_set(u, CURLUPART_URL, ref, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    rr_curl.url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK) {
 		ret = rr_xstrdup(out);
 	}
-	curl_free(out);
-	curl_url_cleanup(u);
+	rr_curl.free(out);
+	rr_curl.url_cleanup(u);
 	return ret;
 }
 
 bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd)
 {
-	CURLU *u = curl_url();
+	CURLU *u;
 	char *user = NULL;
 	char *pass = NULL;
 	char *out = NULL;
 	bool ok = false;
 
-	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+	if (rr_curl_load(NULL) != RR_OK)
+		return false;
+	u = rr_curl.url();
+	if (rr_curl.url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
 		goto done;
-	curl_url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
-	curl_url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
-	curl_url_set(u, CURLUPART_USER, NULL, 0);
-	curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-	if (curl_url_get(u, CURLUPART_URL, &out, 0) != CURLUE_OK)
+	rr_curl.url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
+	rr_curl.url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
+	rr_curl.url_set(u, CURLUPART_USER, NULL, 0);
+	rr_curl.url_set(u, CURLUPART_PASSWORD, NULL, 0);
+	if (rr_curl.url_get(u, CURLUPART_URL, &out, 0) != CURLUE_OK)
 		goto done;
 	if (ret_userpwd)
 		*ret_userpwd = user ? rr_xasprintf("%s:%s", user, pass ? pass : "") : NULL;
@@ -427,34 +432,37 @@ bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd)
 		*ret_url = rr_xstrdup(out);
 	ok = true;
 done:
-	curl_free(user);
-	curl_free(pass);
-	curl_free(out);
-	curl_url_cleanup(u);
+	rr_curl.free(user);
+	rr_curl.free(pass);
+	rr_curl.free(out);
+	rr_curl.url_cleanup(u);
 	return ok;
 }
 
 char *rr_url_realm(const char *url)
 {
-	CURLU *u = curl_url();
+	CURLU *u;
 	char *scheme = NULL;
 	char *host = NULL;
 	char *port = NULL;
 	char *ret = NULL;
 
-	if (curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+	if (rr_curl_load(NULL) != RR_OK)
+		return NULL;
+	u = rr_curl.url();
+	if (rr_curl.url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	    rr_curl.url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    rr_curl.url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    rr_curl.url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
 		ret = rr_xasprintf("%s://%s:%s", scheme, host, port);
 		for (char *p = ret; *p; p++)
 			if (*p >= 'A' && *p <= 'Z')
 				*p = (char)(*p - 'A' + 'a');
 	}
-	curl_free(scheme);
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
+	rr_curl.free(scheme);
+	rr_curl.free(host);
+	rr_curl.free(port);
+	rr_curl.url_cleanup(u);
 	return ret;
 }
 

@@ -2,11 +2,12 @@
  * index-private.h - the pieces of the index layer, shared between its files,
  * its tests and its fuzz targets. Not part of the public API.
  *
- *   fetch.c  the only file that includes <curl/curl.h>: parallel GETs with
- *            retries, URL joining/redaction via curl's URL API
+ *   fetch.c  the only file that calls libcurl (bound lazily, dl-curl.c): parallel
+ *            GETs with retries, URL joining/redaction via curl's URL API
  *   cache.c  on-disk HTTP cache, one file per entry, written atomically
  *   index.c  page parsing (PEP 691 JSON, PEP 503 HTML, JSON API) and the client
- *   dist.c   the only file that uses libarchive: METADATA / PKG-INFO out of dists
+ *   dist.c   the only file that uses libarchive (bound lazily, dl-archive.c):
+ *            METADATA / PKG-INFO out of dists
  */
 #ifndef RR_INDEX_PRIVATE_H
 #define RR_INDEX_PRIVATE_H
@@ -18,6 +19,13 @@
 #include "rocm-resolve/error.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/strbuf.h"
+
+/* ---- dl-curl.c, dl-archive.c: the libraries are bound on first use ---- */
+
+/* dlopen libcurl (and curl_global_init) once; RR_E_ENV naming the library when
+ * impossible. The tables themselves are in dl-private.h. */
+rr_err rr_curl_load(rr_error *err);
+rr_err rr_archive_load(rr_error *err);
 
 /* ---- fetch.c ---- */
 
@@ -47,7 +55,8 @@ struct rr_fetch {
 };
 
 struct rr_fetcher;
-struct rr_fetcher *rr_fetcher_new(const struct rr_fetch_opts *o);
+/* RR_E_ENV when libcurl cannot be loaded */
+rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err);
 struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f);
 /* runs all requests, up to max_parallel at once; each gets its own rc/err */
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);

@@ -120,6 +120,9 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 
 	if (o->nindex_urls == 0)
 		return rr_fail(err, RR_E_USAGE, "no index URL given");
+	/* first, so a missing libcurl is not mistaken for a bad URL below */
+	if (rr_curl_load(err) != RR_OK)
+		return RR_E_ENV;
 	c = rr_xcalloc(1, sizeof(*c));
 	c->idx = rr_xcalloc(o->nindex_urls, sizeof(*c->idx));
 	for (size_t i = 0; i < o->nindex_urls; i++) {
@@ -159,7 +162,10 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	c->refresh = o->refresh;
 	if (o->retries < 0)
 		fo.retries = 0;
-	c->fetcher = rr_fetcher_new(&fo);
+	if (rr_fetcher_new(&fo, &c->fetcher, err) != RR_OK) {
+		rr_index_client_free(c);
+		return RR_E_ENV;
+	}
 	*ret = c;
 	return RR_OK;
 }

@@ -567,10 +567,11 @@ static void test_cache_atomic(void **state)
 static void test_fetch_layer(void **state)
 {
 	struct rr_fetch_opts fo = {.retries = 0};
-	struct rr_fetcher *f = rr_fetcher_new(&fo);
+	struct rr_fetcher *f = NULL;
 	struct rr_fetch r[3];
 	(void)state;
 
+	assert_int_equal(rr_fetcher_new(&fo, &f, NULL), RR_OK);
 	memset(r, 0, sizeof(r));
 	r[0].url = rr_xasprintf("%s/simple/torch/", base);
 	r[0].max_body = 1000;
