@@ -109,6 +109,7 @@ int rr_cli_resolve(struct rr_cli *cli, struct rr_session *s, struct rr_plan *pla
 	o.refresh = cli->refresh;
 	o.timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o.user_agent = "rocm-resolve/" RR_VERSION;
+	o.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */
 	rc = rr_index_client_new(&o, &client, &err);
 	if (!rc) {
 		in.reqs = &s->reqs;
