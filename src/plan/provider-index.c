@@ -22,6 +22,8 @@
 #include "provider-index.h"
 
 struct cand_data {
+	const char *key;		  /* the project (borrowed from struct pkg) */
+	const char *vtext;		  /* the candidate's version text (borrowed) */
 	const struct rr_index_file *file; /* NULL for an installed-only candidate */
 	const struct rr_dist *dist;	  /* installed dist when this is the installed version */
 	struct rr_metadata meta;
@@ -103,6 +105,8 @@ static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtex
 	c->yanked = file && file->yanked;
 	c->installed = dist != NULL;
 	c->requires_python = file && file->requires_python ? rr_xstrdup(file->requires_python) : NULL;
+	d->key = pk->key;
+	d->vtext = c->version_text;
 	d->file = file;
 	d->dist = dist;
 	c->data = d;
@@ -207,8 +211,10 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 
 	if (d->meta_loaded)
 		return RR_OK;
-	d->meta_loaded = true;
+	/* marked loaded only on success: a failure seen while crawling is met again,
+	 * with its message, when the resolver asks */
 	if (d->dist) {
+		d->meta_loaded = true;
 		d->requires = (const char **)d->dist->meta.requires_dist;
 		d->nrequires = d->dist->meta.nrequires_dist;
 		return RR_OK;
@@ -220,13 +226,17 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 				      key, vtext));
 		if (err)
 			rr_error_release(err);
+		d->meta_loaded = true;
 		return RR_OK;
 	}
 	if (rc)
 		return rc;
 	rc = rr_metadata_parse(text, len, d->file->url, &d->meta, err);
-	if (rc)
+	if (rc) {
+		rr_metadata_release(&d->meta);
 		return rc;
+	}
+	d->meta_loaded = true;
 	d->requires = (const char **)d->meta.requires_dist;
 	d->nrequires = d->meta.nrequires_dist;
 	return RR_OK;
@@ -347,12 +357,7 @@ static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 		if (nf && rr_index_fetch_metadata(ip->client, files, nf, &err))
 			rr_error_release(&err);
 		for (size_t i = 0; i < nl; i++) {
-			const char *key = NULL;
-			for (size_t k = 0; k < ip->npkgs && !key; k++)
-				for (size_t j = 0; j < ip->pkgs[k].n; j++)
-					if (ip->pkgs[k].data[j] == likely[i])
-						key = ip->pkgs[k].key;
-			if (load_meta(ip, key ? key : "?", likely[i], "", &err)) {
+			if (load_meta(ip, likely[i]->key, likely[i], likely[i]->vtext, &err)) {
 				rr_error_release(&err);
 				continue;
 			}
