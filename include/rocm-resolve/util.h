@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define RR_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define RR_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -53,6 +54,13 @@ static inline void rr_freep(void *pp)
 		rr_xgrow((void **)&(arr), &(cap), sizeof(*(arr)), (n) + 1);                        \
 		&(arr)[(n)++];                                                                     \
 	}))
+
+/* qsort that accepts an empty (possibly NULL) array, which qsort itself must not get */
+static inline void rr_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 bool rr_str_startswith(const char *s, const char *prefix);
 bool rr_str_endswith(const char *s, const char *suffix);

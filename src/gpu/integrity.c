@@ -158,7 +158,7 @@ static void dist_load(struct dist *d)
 		e->hash = RR_STEAL(hash);
 	}
 	if (d->nents)
-		qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
+		rr_qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
 }
 
 static void dist_release(struct dist *d)

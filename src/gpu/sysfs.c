@@ -74,7 +74,7 @@ size_t rr_gpu_sysfs_gpus(const char *root, struct rr_kfd_gpu **ret)
 	}
 	closedir(d);
 	if (n)
-		qsort(gpus, n, sizeof(*gpus), cmp_node);
+		rr_qsort(gpus, n, sizeof(*gpus), cmp_node);
 	*ret = gpus;
 	return n;
 }

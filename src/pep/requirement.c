@@ -561,7 +561,7 @@ void rr_requirement_format(const struct rr_requirement *r, struct rr_strbuf *out
 		RR_AUTOFREE const char **sorted = rr_xcalloc(r->nextras, sizeof(*sorted));
 		for (size_t i = 0; i < r->nextras; i++)
 			sorted[i] = r->extras[i];
-		qsort(sorted, r->nextras, sizeof(*sorted), cmp_str);
+		rr_qsort(sorted, r->nextras, sizeof(*sorted), cmp_str);
 		rr_strbuf_addch(out, '[');
 		for (size_t i = 0; i < r->nextras; i++) {
 			if (i)
@@ -578,7 +578,7 @@ void rr_requirement_format(const struct rr_requirement *r, struct rr_strbuf *out
 			spec_str(&r->spec.items[i], &sb);
 			strs[i] = rr_strbuf_detach(&sb, NULL);
 		}
-		qsort(strs, r->spec.n, sizeof(*strs), cmp_str);
+		rr_qsort(strs, r->spec.n, sizeof(*strs), cmp_str);
 		for (size_t i = 0; i < r->spec.n; i++) {
 			if (i)
 				rr_strbuf_addch(out, ',');

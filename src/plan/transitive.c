@@ -185,7 +185,7 @@ static void add_locked(struct rr_resolution *res, const struct rr_solution *sol)
 			l->url = rr_redact_credentials(f->url);
 		}
 	}
-	qsort(res->locked, res->nlocked, sizeof(*res->locked), locked_cmp);
+	rr_qsort(res->locked, res->nlocked, sizeof(*res->locked), locked_cmp);
 }
 
 rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_resolution *ret,

@@ -229,7 +229,7 @@ static void find_clashes(struct ctx *c)
 				RR_PUSH(mk, n, cap) = (struct modkey){d->top_level[j], d->key};
 	}
 	if (n)
-		qsort(mk, n, sizeof(*mk), cmp_modkey);
+		rr_qsort(mk, n, sizeof(*mk), cmp_modkey);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		while (j < n && strcmp(mk[j].module, mk[i].module) == 0)

@@ -1175,7 +1175,7 @@ size_t pg_culprits(const struct pg_solver *s, int32_t **ret)
 		free(seen);
 	}
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_i32);
+		rr_qsort(v, n, sizeof(*v), cmp_i32);
 	*ret = v;
 	return n;
 }

@@ -301,7 +301,7 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 			p->cands = rr_xmalloc((n ? n : 1) * sizeof(*p->cands));
 			for (size_t i = 0; i < n; i++)
 				p->cands[i] = &list[i];
-			qsort(p->cands, n, sizeof(*p->cands), cmp_cand);
+			rr_qsort(p->cands, n, sizeof(*p->cands), cmp_cand);
 		}
 	}
 	p->vtext = rr_xmalloc((p->n ? p->n : 1) * sizeof(*p->vtext));
@@ -669,7 +669,7 @@ static void build_solution(struct rs *r, struct rr_solution *sol)
 			it->extras = (const char *const *)ex;
 		}
 	}
-	qsort(sol->items, sol->n, sizeof(*sol->items), cmp_solved);
+	rr_qsort(sol->items, sol->n, sizeof(*sol->items), cmp_solved);
 	/* fixed candidates live in the solver's scratch; the solution keeps copies */
 	sol->fixed_cands = rr_xcalloc(sol->n ? sol->n : 1, sizeof(*sol->fixed_cands));
 	for (size_t k = 0; k < sol->n; k++) {

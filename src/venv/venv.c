@@ -174,7 +174,7 @@ static void sort_unique(char **v, size_t *n)
 
 	if (!*n)
 		return;
-	qsort(v, *n, sizeof(*v), cmp_str);
+	rr_qsort(v, *n, sizeof(*v), cmp_str);
 	for (i = 1; i < *n; i++) {
 		if (strcmp(v[i], v[j]) == 0)
 			free(v[i]);
@@ -505,7 +505,7 @@ static void scan_site(struct loader *l, size_t site)
 	}
 	closedir(dir);
 	/* readdir order is arbitrary; sorted names make warnings and duplicates deterministic */
-	qsort(names, n, sizeof(*names), cmp_entry);
+	rr_qsort(names, n, sizeof(*names), cmp_entry);
 	for (i = 0; i < n; i++) {
 		if (rr_str_endswith(names[i], ".pth"))
 			read_pth(l, sitefd, site, names[i]);
@@ -557,7 +557,7 @@ static void find_sites(struct loader *l)
 				RR_PUSH(cands, n, cap) = rr_xstrdup(de->d_name);
 		}
 		closedir(dir);
-		qsort(cands, n, sizeof(*cands), cmp_entry);
+		rr_qsort(cands, n, sizeof(*cands), cmp_entry);
 		for (size_t j = 0; j < n; j++) {
 			char xy[16];
 			is_python_dir(cands[j], xy);
