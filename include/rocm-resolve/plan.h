@@ -130,6 +130,12 @@ void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *re
 bool rr_plan_breaks_stack(const struct rr_plan *p);
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);
+/*
+ * the names that must never be installed next to the stack, one a line, each
+ * once: stripped CUDA-only and clashing requirements, then what the resolution
+ * found resolved packages need (p->excludes); the uv --excludes format
+ */
+void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out);
 /* the `check` report: one line per decision that breaks the stack */
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out);
 struct rr_plan *rr_plan_free(struct rr_plan *p);

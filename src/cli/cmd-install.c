@@ -83,17 +83,6 @@ static int run_installer(char **argv)
 	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 }
 
-/* names the installer must never bring in: what the plan stripped as CUDA-only or clashing */
-static void excludes_text(const struct rr_plan *p, struct rr_strbuf *out)
-{
-	for (size_t i = 0; i < p->ndecisions; i++) {
-		const struct rr_decision *d = &p->decisions[i];
-		if (d->action == RR_ACT_STRIP && d->name &&
-		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH))
-			rr_strbuf_addf(out, "%s\n", d->name);
-	}
-}
-
 /* the command that puts one protected build back, in the installer's own words */
 static void restore_command(const struct snapshot *sn, const char *python, bool uv,
 			    struct rr_strbuf *restore)
@@ -161,11 +150,8 @@ int cmd_install(struct rr_cli *cli)
 	if (status >= 0)
 		goto out;
 	rr_plan_format_text(plan, &text);
-	excludes_text(plan, &excl);
-	/* and what the transitive resolution met on the way (a dependency on
-	 * triton next to a protected pytorch-triton-rocm), as --uv-excludes writes */
-	for (size_t i = 0; i < res.nexcludes; i++)
-		rr_strbuf_addf(&excl, "%s\n", res.excludes[i]);
+	/* the same names --uv-excludes writes */
+	rr_plan_format_excludes(plan, &excl);
 	python = rr_xasprintf("%s/bin/python", s.venv->root);
 	snap = rr_xcalloc(s.stack->n + 1, sizeof(*snap));
 	for (size_t i = 0; i < s.stack->n; i++) {

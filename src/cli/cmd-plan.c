@@ -83,8 +83,7 @@ static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
  * what must never be installed - CUDA-only projects and projects that would
  * overwrite a protected module - from the plan and from the resolution
  */
-static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan,
-			  const struct rr_resolution *res)
+static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan)
 {
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
 	RR_AUTOFREE char *tmp = rr_xasprintf("%s.tmp.%ld", cli->uv_excludes, (long)getpid());
@@ -92,15 +91,7 @@ static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan,
 
 	rr_strbuf_adds(&text, "# written by rocm-resolve: packages that must never be installed "
 			      "next to the ROCm stack\n");
-	for (size_t i = 0; i < plan->ndecisions; i++) {
-		const struct rr_decision *d = &plan->decisions[i];
-		if (d->action == RR_ACT_STRIP && d->name &&
-		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
-		    !strstr(text.buf, d->name))
-			rr_strbuf_addf(&text, "%s\n", d->name);
-	}
-	for (size_t i = 0; i < res->nexcludes; i++)
-		rr_strbuf_addf(&text, "%s\n", res->excludes[i]);
+	rr_plan_format_excludes(plan, &text);
 	f = fopen(tmp, "w");
 	if (!f || fputs(text.buf, f) == EOF || fclose(f) != 0 || rename(tmp, cli->uv_excludes)) {
 		fprintf(stderr, "rocm-resolve: error: cannot write '%s': %s\n", cli->uv_excludes,
@@ -149,7 +140,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 			status = RR_EXIT_NO;
 		}
 	if (status < 0 && cli->uv_excludes)
-		status = write_excludes(cli, plan, res);
+		status = write_excludes(cli, plan);
 	if (status >= 0)
 		return status;
 	if (cli->lock && !cli->no_index)

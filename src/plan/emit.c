@@ -3,6 +3,7 @@
  * installer, the JSON document, and the `check` report. Writers only read
  * the plan.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rocm-resolve/plan.h"
@@ -160,6 +161,33 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_add_json_str(out, p->warnings[i]);
 	}
 	rr_strbuf_adds(out, "]}\n");
+}
+
+static void add_name_once(const char ***seen, size_t *n, size_t *cap, const char *name,
+			  struct rr_strbuf *out)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*seen)[i], name) == 0)
+			return;
+	RR_PUSH(*seen, *n, *cap) = name;
+	rr_strbuf_addf(out, "%s\n", name);
+}
+
+void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	const char **seen = NULL;
+	size_t n = 0;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (d->action == RR_ACT_STRIP && d->name &&
+		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH))
+			add_name_once(&seen, &n, &cap, d->name, out);
+	}
+	for (size_t i = 0; i < p->nexcludes; i++)
+		add_name_once(&seen, &n, &cap, p->excludes[i], out);
+	free(seen);
 }
 
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)

@@ -408,10 +408,9 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 		if (!d->constraint)
 			continue;
 		any = true;
-		if (d->action == RR_ACT_STRIP || d->reason == RR_WHY_MARKER_FALSE) {
-			filtered |= d->action == RR_ACT_STRIP;
-			if (d->action == RR_ACT_STRIP)
-				continue;
+		if (d->action == RR_ACT_STRIP) {
+			filtered = true;
+			continue;
 		}
 		rr_strbuf_addf(&kept, "%s\n", b->in->reqs->items[i].text);
 	}
