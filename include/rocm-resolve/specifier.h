@@ -37,6 +37,7 @@ struct rr_spec {
 	enum rr_spec_op op;
 	bool wildcard;	   /* "==1.2.*" or "!=1.2.*" */
 	char *text;	   /* owned: the version part as written (trimmed) */
+	size_t text_len;   /* its length: === text may hold NUL bytes, which never match */
 	struct rr_version ver; /* parsed version (prefix for wildcards); unset for === */
 	/* derived at parse time (added by pep-a; read-only for callers) */
 	bool prereleases;	   /* packaging's Specifier.prereleases: names a pre-release */

@@ -182,6 +182,7 @@ rr_err rr_spec_parse(const char *s, size_t len, struct rr_spec *ret, rr_error *e
 						       "after '==='",
 						       (int)len, s, vt[j]);
 		sp.text = rr_xstrndup(vt, vn);
+		sp.text_len = vn;
 		sp.ver = (struct rr_version)RR_VERSION_INIT;
 		sp.prefix = (struct rr_version)RR_VERSION_INIT;
 		{
@@ -232,6 +233,7 @@ rr_err rr_spec_parse(const char *s, size_t len, struct rr_spec *ret, rr_error *e
 				       (int)len, s);
 	}
 	sp.text = rr_xstrndup(vt, vn);
+	sp.text_len = vn;
 	sp.prefix = (struct rr_version)RR_VERSION_INIT;
 	if (sp.op == RR_OP_COMPAT)
 		compat_prefix(vt, vn, &sp.prefix);
@@ -254,7 +256,7 @@ void rr_spec_release(struct rr_spec *sp)
 static void spec_copy(struct rr_spec *dst, const struct rr_spec *src)
 {
 	*dst = *src;
-	dst->text = rr_xstrdup(src->text);
+	dst->text = rr_xstrndup(src->text, src->text_len);
 	rr_version_copy(&dst->ver, &src->ver);
 	rr_version_copy(&dst->prefix, &src->prefix);
 }
@@ -330,7 +332,7 @@ void rr_specset_format(const struct rr_specset *set, struct rr_strbuf *out)
 		if (k)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_adds(out, rr_spec_op_to_string(set->items[k].op));
-		rr_strbuf_adds(out, set->items[k].text);
+		rr_strbuf_add(out, set->items[k].text, set->items[k].text_len);
 	}
 }
 
@@ -523,7 +525,8 @@ static size_t format_small(const struct rr_version *v, char *buf, size_t cap)
 }
 
 /* str(v).lower() == text.lower(); str(v) is lower-case ASCII already */
-static bool arbitrary_eq(const struct rr_version *v, const char *text)
+/* str(version) == text, case-insensitively, over all text_len bytes of text */
+static bool arbitrary_eq(const struct rr_version *v, const char *text, size_t text_len)
 {
 	char buf[256];
 	struct rr_strbuf sb = RR_STRBUF_INIT;
@@ -539,16 +542,16 @@ static bool arbitrary_eq(const struct rr_version *v, const char *text)
 	}
 	for (size_t i = 0; i < n && eq; i++) {
 		const unsigned char *t = (const unsigned char *)text + j;
-		if (t[0] == 0xe2 && t[1] == 0x84 && t[2] == 0xaa) {
+		if (j + 3 <= text_len && t[0] == 0xe2 && t[1] == 0x84 && t[2] == 0xaa) {
 			/* KELVIN SIGN: str.lower() turns it into ASCII 'k' */
 			eq = s[i] == 'k';
 			j += 3;
 		} else {
-			eq = text[j] != '\0' && rr_pep_lower(text[j]) == s[i];
+			eq = j < text_len && rr_pep_lower(text[j]) == s[i];
 			j++;
 		}
 	}
-	eq = eq && text[j] == '\0';
+	eq = eq && j == text_len;
 	rr_strbuf_release(&sb);
 	return eq;
 }
@@ -592,7 +595,7 @@ bool rr_spec_match(const struct rr_spec *sp, const struct rr_version *v)
 	case RR_OP_COMPAT:
 		return rr_version_cmp_public(v, s) >= 0 && prefix_match(v, &sp->prefix);
 	case RR_OP_ARB:
-		return arbitrary_eq(v, sp->text);
+		return arbitrary_eq(v, sp->text, sp->text_len);
 	}
 	return false;
 }

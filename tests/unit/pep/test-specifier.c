@@ -187,6 +187,41 @@ static void test_format_exact(void **state)
 	assert_string_equal(rr_spec_op_to_string(RR_OP_COMPAT), "~=");
 }
 
+/* === compares the whole text: a NUL byte in it never matches (packaging: str(v) != text);
+ * found by fuzz-specifier, where the text was compared only up to the NUL */
+static void test_arbitrary_nul(void **state)
+{
+	static const char spec[] = "===2A2\0\0";
+	struct rr_specset set = RR_SPECSET_INIT;
+	struct rr_specset copy = RR_SPECSET_INIT;
+	struct rr_version v;
+	(void)state;
+
+	assert_int_equal(rr_specset_parse_n(spec, sizeof(spec) - 1, &set, NULL), RR_OK);
+	assert_int_equal(rr_version_parse("2A-2", &v, NULL), RR_OK); /* 2a2 */
+	assert_false(rr_specset_contains(&set, &v, RR_PRE_POLICY_ALLOW));
+	assert_false(rr_specset_contains(&set, &v, RR_PRE_POLICY_DEFAULT));
+	rr_specset_copy(&copy, &set);
+	assert_false(rr_specset_contains(&copy, &v, RR_PRE_POLICY_ALLOW));
+	rr_specset_release(&copy);
+	/* str() keeps every byte, so the formatted set reparses to the same answer */
+	{
+		RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+		rr_specset_format(&set, &out);
+		assert_int_equal(out.len, sizeof(spec) - 1);
+		assert_memory_equal(out.buf, spec, out.len);
+		assert_int_equal(rr_specset_parse_n(out.buf, out.len, &copy, NULL), RR_OK);
+		assert_false(rr_specset_contains(&copy, &v, RR_PRE_POLICY_ALLOW));
+		rr_specset_release(&copy);
+	}
+	rr_specset_release(&set);
+	/* without the NUL it matches, case-insensitively */
+	assert_int_equal(rr_specset_parse("===2A2", &set, NULL), RR_OK);
+	assert_true(rr_specset_contains(&set, &v, RR_PRE_POLICY_ALLOW));
+	rr_specset_release(&set);
+	rr_version_release(&v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_pre_policy),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_format_exact),
+		cmocka_unit_test(test_arbitrary_nul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
