@@ -28,8 +28,7 @@ struct rr_resolution;
 #define RR_ACTION_LIST(X)                                                                          \
 	X(RR_ACT_KEEP, "keep")                                                                     \
 	X(RR_ACT_PIN, "pin")                                                                       \
-	X(RR_ACT_STRIP, "strip")                                                                   \
-	X(RR_ACT_REWRITE, "rewrite")
+	X(RR_ACT_STRIP, "strip")
 
 #define RR_ACTION_ENUM_(sym, str) sym,
 typedef enum rr_action { RR_ACTION_LIST(RR_ACTION_ENUM_) RR_ACT__MAX } rr_action;
@@ -48,7 +47,8 @@ const char *rr_action_to_string(rr_action a);
 	X(RR_WHY_CUDA_INDEX, "cuda-index")                                                         \
 	X(RR_WHY_CONSTRAINT, "constraint")                                                         \
 	X(RR_WHY_NO_SAFE_VERSION, "no-safe-version")                                               \
-	X(RR_WHY_NARROWED, "narrowed")
+	X(RR_WHY_HELD_BACK, "held-back")                                                           \
+	X(RR_WHY_DEPS_UNKNOWN, "deps-unknown")
 
 #define RR_REASON_ENUM_(sym, str) sym,
 typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason;
@@ -63,7 +63,8 @@ struct rr_decision {
 	rr_action action;
 	rr_reason reason;
 	char *output; /* the line written to the plan, NULL when stripped */
-	char *why;    /* one human sentence */
+	char *why;    /* the reason; a resolver derivation may span lines (the text plan
+		       * flattens it into one comment line) */
 	bool constraint;
 	bool breaks_stack; /* installing the input as written would damage the ROCm stack */
 };
@@ -74,6 +75,22 @@ struct rr_plan_pin {
 	char *why;	 /* every reason the stack gave */
 	char *short_why; /* the first one, for comments */
 	bool in_requirements; /* already pinned by a decision line: not repeated */
+};
+
+/* an index the plan was resolved against, as the plan names it */
+struct rr_plan_index {
+	char *url;    /* as written for the installer: credentials removed, ${VAR} kept */
+	char *origin; /* "--index-url", "requirements.txt:3", "UV_INDEX", "default" */
+	bool primary; /* the default index (--index-url); the rest are extra indexes */
+	bool credentials_removed;
+};
+
+/* a transitive package the resolution holds back for the stack */
+struct rr_plan_hold {
+	char *name;
+	char *version;
+	char *why;    /* the chain: "foo 2.0 requires torch==2.8.0; the protected torch is ..." */
+	char *origin; /* the input line that brings it in, NULL when unknown */
 };
 
 struct rr_plan {
@@ -91,8 +108,13 @@ struct rr_plan {
 	size_t ndecisions;
 	struct rr_plan_pin *pins; /* the protected stack */
 	size_t npins;
-	char **extra_pins; /* transitive pins chosen by the resolver: "name==ver  # reason" */
-	size_t nextra_pins;
+	struct rr_plan_hold *holds; /* transitive pins chosen by the resolution, with their cause */
+	size_t nholds;
+	struct rr_plan_index *indexes; /* in priority order: extra indexes first, then the default */
+	size_t nindexes;
+	bool no_index;	 /* the requirements say --no-index: the plan names no index */
+	bool resolved;	 /* dependencies were resolved against the indexes */
+	char *unresolved; /* why not, when !resolved ("--no-index"), else NULL */
 	char **constraint_lines; /* "-c <abs path>" lines */
 	size_t nconstraint_lines;
 	char **warnings;
@@ -113,20 +135,26 @@ struct rr_plan_input {
 	/* where a filtered copy of a constraint file may be written (atomically); NULL: keep
 	 * constraint entries out of the plan entirely when a file needed filtering */
 	const char *scratch_dir;
+	const struct rr_resolution *res; /* NULL: not resolved (unresolved says why) */
+	const char *unresolved;
+	const struct rr_plan_index *indexes; /* copied into the plan */
+	size_t nindexes;
 };
 
-/* the offline plan: one decision per reqset item, in item order */
-rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err) RR_WUR;
 /*
- * fold a transitive resolution into the plan: kept requirements with no safe
- * version become strips with the resolver's explanation, and the pins the
- * resolution chose are added
+ * which reqset items are requirements to resolve (kept, marker true, named):
+ * resolvable[i] for each item; the same rules rr_plan_build applies
  */
-void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res);
+void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable);
+/* the plan, built once: one decision per reqset item, in item order, from the
+ * rules and (when in->res is given) the resolution */
+rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err) RR_WUR;
 /* --lock: every package of the closure pinned with its hash */
 void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
 			 struct rr_strbuf *out);
-/* true when installing the inputs as written would damage the stack (for `check`) */
+/* true when installing the inputs as written would damage the stack (for `check`):
+ * a decision that breaks it, a CUDA index option, an exclusion, or a transitive
+ * package held back for the stack */
 bool rr_plan_breaks_stack(const struct rr_plan *p);
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);

@@ -32,6 +32,7 @@ struct rr_candidate {
 	bool yanked;
 	bool installed;		/* present in the target environment */
 	char *requires_python;	/* NULL when none */
+	bool deps_unknown;	/* only known after a build (dynamic sdist): dependencies() is empty */
 	const void *data;	/* the provider's own */
 };
 

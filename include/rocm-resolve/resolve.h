@@ -74,6 +74,7 @@ struct rr_forbidden {
 
 enum {
 	RR_RESOLVE_PRERELEASE = 1 << 0, /* allow pre-releases everywhere */
+	RR_RESOLVE_NEWEST = 1 << 1,     /* installed versions are not preferred: newest first */
 };
 
 struct rr_resolve_request {

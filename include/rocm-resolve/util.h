@@ -76,5 +76,12 @@ bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
  * The caller frees the result.
  */
 char *rr_redact_credentials(const char *text);
+/*
+ * copy of text with the userinfo of every URL in it removed, for what the
+ * installer is given (a plan): "https://user:pass@host" becomes "https://host";
+ * userinfo made only of ${VAR} references is kept (the installers expand it).
+ * *removed (may be NULL) says whether anything was removed. Caller frees.
+ */
+char *rr_strip_credentials(const char *text, bool *removed);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "rocm-resolve/util.h"
@@ -121,6 +122,28 @@ static void push(char ***v, size_t *n, const char *s)
 {
 	*v = rr_xrealloc(*v, (*n + 1) * sizeof(char *));
 	(*v)[(*n)++] = rr_xstrdup(s);
+}
+
+/* Levenshtein distance, for "did you mean" (short words only) */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t prev[32], cur[32];
+
+	if (la >= 31 || lb >= 31)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb];
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -247,7 +270,7 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		case '?':
 		default:
 			if (optopt && optopt < 256)
-				return usage_error("unknown or incomplete option '-%c'",
+				return usage_error("unknown or incomplete option '-%s'",
 						   (char[]){(char)optopt, 0});
 			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
 		}
@@ -264,6 +287,21 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 	}
 	if (!cli->command)
 		cli->command = "plan";
+	if (strcmp(cli->command, "plan") == 0 && cli->ninputs && optind < split &&
+	    strcmp(argv[optind], "plan") != 0) {
+		/* "chek": a word that is no file but nearly a command is a typo, not an input */
+		const char *w = cli->inputs[0];
+		struct stat st;
+		for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
+			if (stat(w, &st) != 0 && !strchr(w, '/') && !strchr(w, '.') &&
+			    edit_distance(w, commands[k]) <= 2) {
+				fprintf(stderr,
+					"rocm-resolve: error: unknown command '%s'; did you mean '%s'?\n"
+					"Try 'rocm-resolve --help'.\n",
+					w, commands[k]);
+				return RR_EXIT_USAGE;
+			}
+	}
 	if (cli->npassthrough && strcmp(cli->command, "install"))
 		return usage_error("arguments after '--' are only for install (got '%s')",
 				   cli->passthrough[0]);

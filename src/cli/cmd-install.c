@@ -18,7 +18,6 @@
 
 #include "cli.h"
 #include "session.h"
-#include "transitive.h"
 #include "verify-run.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/plan.h"

@@ -1,10 +1,15 @@
 /*
  * cmd-plan.c - `plan` (the default) and `check`.
  *
- * Both build the same plan; plan prints it, check prints the reasons the
- * input as written would damage the stack and exits 1 when there are any.
- * Stdout gets a complete plan or nothing: the whole text is formatted first
- * and written once, after every step has succeeded.
+ * Both run the same pipeline (rr_flow) and read the same plan object: plan
+ * prints it, check prints the reasons the input as written would damage the
+ * stack and exits 1 when there are any.
+ *
+ * Stdout gets a complete plan or, when any step fails, one line that every
+ * installer rejects before it does anything (fail closed): piped into
+ * `uv pip install -r -` or `pip install -r /dev/stdin`, a failure then fails
+ * the installer too, with or without pipefail, and its message names
+ * rocm-resolve. The whole text is formatted first and written once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,52 +22,16 @@
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
-#include "transitive.h"
 
-static char *scratch_dir(const struct rr_cli *cli)
+/* the line a failed run leaves on stdout; see the top of this file */
+#define FAIL_CLOSED_LINE "rocm-resolve failed, no plan: see its error above\n"
+
+static int fail_closed(const struct rr_cli *cli, int status)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (cli->no_cache)
-		return NULL;
-	if (cli->cache_dir)
-		return rr_xasprintf("%s/plans", cli->cache_dir);
-	if (xdg && *xdg)
-		return rr_xasprintf("%s/rocm-resolve/plans", xdg);
-	if (home && *home)
-		return rr_xasprintf("%s/.cache/rocm-resolve/plans", home);
-	return NULL;
-}
-
-int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
-		      struct rr_plan **ret)
-{
-	rr_error err = RR_ERROR_INIT;
-	RR_AUTOFREE char *scratch = scratch_dir(cli);
-	struct rr_plan_input in = {0};
-	rr_err rc;
-	int status;
-
-	in.reqs = &s->reqs;
-	in.venv = s->venv;
-	in.policy = s->policy;
-	in.stack = s->stack;
-	in.scratch_dir = scratch;
-	rc = rr_plan_build(&in, ret, &err);
-	if (rc) {
-		rr_cli_print_error(&err);
-		rr_error_release(&err);
-		return rr_cli_exit_for(rc);
-	}
-	if (!cli->no_index) {
-		status = rr_cli_resolve(cli, s, *ret, res);
-		if (status >= 0) {
-			*ret = rr_plan_free(*ret);
-			return status;
-		}
-	}
-	return -1;
+	if (status > 0 && cli->format == RR_FORMAT_TEXT && !cli->lock &&
+	    strcmp(cli->command, "plan") == 0 && !isatty(STDOUT_FILENO))
+		rr_cli_write_stdout(FAIL_CLOSED_LINE, strlen(FAIL_CLOSED_LINE));
+	return status;
 }
 
 static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
@@ -71,10 +40,17 @@ static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		if (d->action == RR_ACT_STRIP)
+		const char *nl = d->why ? strrchr(d->why, '\n') : NULL;
+		/* a requirement the stack leaves no version of is never dropped in silence */
+		if (d->reason == RR_WHY_NO_SAFE_VERSION)
+			rr_cli_warn(cli, "%s: stripped '%s': %s", d->source, d->requirement,
+				    nl && nl[1] ? nl + 1 : d->why);
+		else if (d->action == RR_ACT_STRIP)
 			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
-		else if (d->reason == RR_WHY_NO_SAFE_VERSION)
-			rr_cli_warn(cli, "%s: %s", d->source, d->why);
+		else if (d->reason == RR_WHY_DEPS_UNKNOWN)
+			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, d->why);
+		else if (d->reason == RR_WHY_HELD_BACK)
+			rr_cli_info(cli, "%s: '%s' %s", d->source, d->requirement, d->why);
 	}
 }
 
@@ -114,7 +90,7 @@ static int with_plan(struct rr_cli *cli,
 
 	status = rr_session_open(&s, cli, true);
 	if (status >= 0)
-		return status;
+		return fail_closed(cli, status);
 	rr_session_warnings(&s, cli);
 	status = rr_cli_build_plan(cli, &s, &res, &plan);
 	if (status < 0)
@@ -122,7 +98,7 @@ static int with_plan(struct rr_cli *cli,
 	rr_plan_free(plan);
 	rr_resolution_release(&res);
 	rr_session_close(&s);
-	return status;
+	return fail_closed(cli, status);
 }
 
 static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
@@ -149,7 +125,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 		rr_plan_format_json(plan, &out);
 	else
 		rr_plan_format_text(plan, &out);
-	if (!rr_cli_write_stdout(out.buf, out.len)) {
+	if (!rr_cli_write_plan(out.buf, out.len)) {
 		fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
 		return RR_EXIT_ENV;
 	}
@@ -163,9 +139,13 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 	bool breaks = rr_plan_breaks_stack(plan);
 
 	(void)res;
+	print_warnings(cli, plan);
 	if (cli->format == RR_FORMAT_JSON) {
 		rr_plan_format_json(plan, &out);
-		rr_cli_write_stdout(out.buf, out.len);
+		if (!rr_cli_write_stdout(out.buf, out.len)) {
+			fprintf(stderr, "rocm-resolve: error: cannot write to stdout\n");
+			return RR_EXIT_ENV;
+		}
 	} else if (breaks) {
 		rr_plan_format_check(plan, &out);
 		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
@@ -173,8 +153,10 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 			plan->venv, out.buf);
 	} else if (cli->verbosity >= 0) {
 		fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
-				"protected)\n",
-			plan->venv, plan->npins);
+				"protected%s)\n",
+			plan->venv, plan->npins,
+			plan->resolved ? ", dependencies checked"
+				       : "; dependencies not checked: not resolved against an index");
 	}
 	return breaks ? RR_EXIT_NO : RR_EXIT_OK;
 }

@@ -115,6 +115,27 @@ bool rr_cli_write_stdout(const char *buf, size_t len)
 	return true;
 }
 
+/*
+ * the plan goes out whole: termination signals wait until the last byte is
+ * written (a reader that sees a plan sees all of it; the protected pins come
+ * first in it as well), then take effect
+ */
+bool rr_cli_write_plan(const char *buf, size_t len)
+{
+	sigset_t block, old;
+	bool ok;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	ok = rr_cli_write_stdout(buf, len);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct rr_cli cli = {0};

@@ -1,96 +1,103 @@
 /*
- * session.c - what every command needs: the policy, the inputs, the venv and
- * the protected stack, loaded in that order with one error convention.
+ * session.c - the CLI's options turned into the library's pipeline options,
+ * and its errors into exit statuses.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
-#include "rocm-resolve/policy.h"
-#include "rocm-resolve/reqfile.h"
-#include "rocm-resolve/stack.h"
-#include "rocm-resolve/venv.h"
+#include "rocm-resolve/plan.h"
 
-const char *rr_session_venv_path(const struct rr_cli *cli)
+static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
 {
-	const char *v = cli->venv;
-
-	if (!v || !*v)
-		v = getenv("VIRTUAL_ENV");
-	if (!v || !*v)
-		v = "/opt/venv";
-	return v;
+	memset(o, 0, sizeof(*o));
+	o->inputs = (const char *const *)cli->inputs;
+	o->ninputs = cli->ninputs;
+	o->want_inputs = want_inputs;
+	o->extras = (const char *const *)cli->extras;
+	o->nextras = cli->nextras;
+	o->all_extras = cli->all_extras;
+	o->groups = (const char *const *)cli->groups;
+	o->ngroups = cli->ngroups;
+	o->venv = cli->venv;
+	o->sysroot = getenv("RR_SYSROOT");
+	o->policies = (const char *const *)cli->policies;
+	o->npolicies = cli->npolicies;
+	o->protect = (const char *const *)cli->protect;
+	o->nprotect = cli->nprotect;
+	o->no_index = cli->no_index;
+	o->index_url = cli->nindex_urls ? cli->index_urls[0] : NULL;
+	o->extra_index_urls = (const char *const *)cli->extra_index_urls;
+	o->nextra_index_urls = cli->nextra_index_urls;
+	o->cache_dir = cli->cache_dir;
+	o->no_cache = cli->no_cache;
+	o->offline = cli->offline;
+	o->refresh = cli->refresh;
+	o->pre = cli->pre;
+	o->timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
+	/* an installer exclusion keeps clash-group dependencies out only where one is used */
+	o->allow_excludes = cli->uv_excludes != NULL ||
+			    (strcmp(cli->command, "install") == 0 &&
+			     (!cli->installer || strcmp(cli->installer, "uv") == 0));
 }
 
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 {
-	struct rr_venv_opts vo = {0};
 	rr_error err = RR_ERROR_INIT;
-	struct rr_input_sel sel = {0};
-	RR_AUTOFREE char *abs = NULL;
 	rr_err rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = rr_policy_load_default(&s->policy, &err);
-	for (size_t i = 0; !rc && i < cli->npolicies; i++)
-		rc = rr_policy_load_file(s->policy, cli->policies[i], &err);
-	if (rc)
-		goto fail;
-	if (want_inputs) {
-		if (!cli->ninputs) {
-			rr_fail(&err, RR_E_USAGE, "%s needs at least one INPUT (a requirements file, "
-						  "pyproject.toml, directory or -)",
-				cli->command);
-			rc = RR_E_USAGE;
-			goto fail;
-		}
-		sel.extras = (const char *const *)cli->extras;
-		sel.nextras = cli->nextras;
-		sel.all_extras = cli->all_extras;
-		sel.groups = (const char *const *)cli->groups;
-		sel.ngroups = cli->ngroups;
-		/* a partly loaded set is released on failure too */
-		s->have_reqs = true;
-		for (size_t i = 0; !rc && i < cli->ninputs; i++)
-			rc = rr_input_load(&s->reqs, cli->inputs[i], &sel, &err);
-		if (rc)
-			goto fail;
-	}
-	vo.sysroot = getenv("RR_SYSROOT");
-	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
-	abs = realpath(rr_session_venv_path(cli), NULL);
-	rc = rr_venv_load(abs ? abs : rr_session_venv_path(cli), &vo, &s->venv, &err);
+	fill_opts(&s->opts, cli, want_inputs);
+	rc = rr_flow_open(&s->opts, &s->flow, &err);
 	if (rc) {
-		if (rc != RR_E_ENV)
-			rc = RR_E_ENV;
-		goto fail;
+		rr_cli_print_error(&err);
+		rr_error_release(&err);
+		return rr_cli_exit_for(rc);
 	}
-	rc = rr_stack_compute(s->venv, s->policy, (const char *const *)cli->protect, cli->nprotect,
-			      &s->stack, &err);
-	if (rc)
-		goto fail;
+	s->policy = s->flow->policy;
+	s->reqs = &s->flow->reqs;
+	s->venv = s->flow->venv;
+	s->stack = s->flow->stack;
 	return -1;
-fail:
-	rr_cli_print_error(&err);
-	rr_error_release(&err);
-	rr_session_close(s);
-	return rr_cli_exit_for(rc);
 }
 
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli)
 {
-	for (size_t i = 0; s->venv && i < s->venv->nwarnings; i++)
-		rr_cli_warn(cli, "%s", s->venv->warnings[i]);
-	for (size_t i = 0; s->stack && i < s->stack->nwarnings; i++)
-		rr_cli_warn(cli, "%s", s->stack->warnings[i]);
+	for (size_t i = 0; s->flow && i < s->flow->nwarnings; i++)
+		rr_cli_warn(cli, "%s", s->flow->warnings[i]);
+}
+
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		      struct rr_plan **ret)
+{
+	rr_error err = RR_ERROR_INIT;
+	size_t before = s->flow->nwarnings;
+	rr_err rc;
+
+	rc = rr_flow_plan(s->flow, &s->opts, &err);
+	/* what the index steps found (CUDA indexes left out, unresolvable URLs) */
+	for (size_t i = before; i < s->flow->nwarnings; i++)
+		rr_cli_warn(cli, "%s", s->flow->warnings[i]);
+	if (rc) {
+		rr_cli_print_error(&err);
+		rr_error_release(&err);
+		return rr_cli_exit_for(rc);
+	}
+	if (s->flow->resolved)
+		rr_cli_info(cli, "resolved %zu packages in %zu decisions with %zu HTTP requests",
+			    s->flow->res.nlocked, s->flow->res.steps, s->flow->requests);
+	*ret = s->flow->plan;
+	s->flow->plan = NULL;
+	*res = s->flow->res;
+	memset(&s->flow->res, 0, sizeof(s->flow->res));
+	return -1;
 }
 
 void rr_session_close(struct rr_session *s)
 {
-	s->stack = rr_stack_free(s->stack);
-	s->venv = rr_venv_free(s->venv);
-	if (s->have_reqs)
-		rr_reqset_release(&s->reqs);
-	s->have_reqs = false;
-	s->policy = rr_policy_free(s->policy);
+	s->flow = rr_flow_free(s->flow);
+	s->policy = NULL;
+	s->reqs = NULL;
+	s->venv = NULL;
+	s->stack = NULL;
 }

@@ -2,12 +2,17 @@
 #define RR_CLI_SESSION_H
 
 #include "cli.h"
+#include "rocm-resolve/flow.h"
 #include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/resolution.h"
 
+/* one run of the library's pipeline (struct rr_flow) with the CLI's options */
 struct rr_session {
+	struct rr_flow *flow;
+	struct rr_flow_opts opts;
+	/* borrowed from the flow, for the commands' convenience */
 	struct rr_policy *policy;
-	struct rr_reqset reqs;
-	bool have_reqs;
+	struct rr_reqset *reqs;
 	struct rr_venv *venv;
 	struct rr_stack *stack;
 };
@@ -16,6 +21,14 @@ struct rr_session {
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs);
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli);
 void rr_session_close(struct rr_session *s);
-const char *rr_session_venv_path(const struct rr_cli *cli);
+
+struct rr_plan;
+/*
+ * the plan for the session (resolving first unless --no-index): -1 on
+ * success, with *ret and *res handed to the caller, else the exit status
+ * after printing the error
+ */
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
+		      struct rr_plan **ret);
 
 #endif

@@ -10,11 +10,52 @@
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
 
-void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
+/*
+ * a comment is one line: every line break (a resolver derivation spans lines)
+ * and control character becomes a space, so no text of ours can end a comment
+ * early and turn the rest into a requirement
+ */
+static void add_comment_text(struct rr_strbuf *out, const char *s, size_t cap)
 {
-	size_t shown_pins = 0;
-	size_t stripped = p->counts[RR_ACT_STRIP] + p->nstripped_options;
+	size_t n = 0;
+	bool space = false;
 
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch < 0x20 || ch == 0x7f) {
+			space = n > 0;
+			continue;
+		}
+		if (space && ch != ' ') {
+			rr_strbuf_addch(out, ' ');
+			n++;
+		}
+		space = false;
+		if (cap && n >= cap) {
+			rr_strbuf_adds(out, " [...]");
+			return;
+		}
+		rr_strbuf_addch(out, (char)ch);
+		n++;
+	}
+}
+
+/* the derivation's last sentence: what the reader needs in a comment */
+static const char *last_line(const char *why)
+{
+	const char *s = why;
+	const char *last = why;
+
+	while ((s = strchr(s, '\n'))) {
+		if (s[1])
+			last = s + 1;
+		s++;
+	}
+	return last;
+}
+
+static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
+{
 	rr_strbuf_addf(out, "# rocm-resolve %s install plan for %s\n", RR_VERSION, p->venv);
 	rr_strbuf_addf(out, "# python %s", p->python);
 	if (p->rocm)
@@ -28,31 +69,57 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addf(out, " %s", p->inputs[i]);
 		rr_strbuf_addch(out, '\n');
 	}
-	rr_strbuf_addf(out,
-		       "# %zu kept, %zu pinned, %zu stripped, %zu rewritten; %zu protected "
-		       "distributions\n",
-		       p->counts[RR_ACT_KEEP], p->counts[RR_ACT_PIN], stripped,
-		       p->counts[RR_ACT_REWRITE], p->npins);
+	if (p->no_index)
+		rr_strbuf_adds(out, "# the requirements say --no-index: no index was asked\n");
+	else if (!p->resolved)
+		rr_strbuf_addf(out, "# not resolved (%s): dependencies were not checked\n",
+			       p->unresolved ? p->unresolved : "no index");
+	else {
+		rr_strbuf_adds(out, "# resolved against:");
+		for (size_t i = 0; i < p->nindexes; i++)
+			rr_strbuf_addf(out, "%s %s%s", i ? "," : "", p->indexes[i].url,
+				       p->indexes[i].primary ? " (default)" : "");
+		rr_strbuf_addch(out, '\n');
+	}
+	rr_strbuf_addf(out, "# %zu kept, %zu pinned, %zu stripped, %zu held back; %zu protected "
+			    "distributions\n",
+		       p->counts[RR_ACT_KEEP], p->counts[RR_ACT_PIN],
+		       p->counts[RR_ACT_STRIP] + p->nstripped_options, p->nholds, p->npins);
 	for (size_t i = 0; i < p->nexcludes; i++)
 		rr_strbuf_addf(out,
 			       "# WARNING: this plan needs %s kept out (it would overwrite a protected "
-			       "module): use `rocm-resolve install` or `uv pip install --excludes FILE` "
-			       "(--uv-excludes FILE)\n",
+			       "module): only `rocm-resolve install` or `uv pip install --excludes "
+			       "FILE` (--uv-excludes FILE) can; pip cannot\n",
 			       p->excludes[i]);
+}
+
+/* --extra-index-url lines first (uv asks them before the default), then --index-url */
+static void write_indexes(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	bool creds = false;
+
+	for (size_t i = 0; i < p->nindexes; i++) {
+		const struct rr_plan_index *x = &p->indexes[i];
+		rr_strbuf_addf(out, "%s %s\n", x->primary ? "--index-url" : "--extra-index-url",
+			       x->url);
+		creds |= x->credentials_removed;
+	}
+	if (creds)
+		rr_strbuf_adds(out, "# credentials in index URLs are never written: give them to the "
+				    "installer through ~/.netrc, keyring, or ${VAR} in the URL\n");
+}
+
+void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	size_t shown_pins = 0;
+
+	write_header(p, out);
+	write_indexes(p, out);
 	for (size_t i = 0; i < p->noption_lines; i++)
 		rr_strbuf_addf(out, "%s\n", p->option_lines[i]);
 	for (size_t i = 0; i < p->nconstraint_lines; i++)
 		rr_strbuf_addf(out, "%s\n", p->constraint_lines[i]);
-	for (size_t i = 0; i < p->ndecisions; i++) {
-		const struct rr_decision *d = &p->decisions[i];
-		if (!d->output)
-			continue;
-		if (d->action == RR_ACT_KEEP)
-			rr_strbuf_addf(out, "%s\n", d->output);
-		else
-			rr_strbuf_addf(out, "%s  # %s: %s\n", d->output, rr_action_to_string(d->action),
-				       d->why);
-	}
+	/* the protected pins come before anything else is asked for */
 	for (size_t i = 0; i < p->npins; i++)
 		shown_pins += !p->pins[i].in_requirements;
 	if (shown_pins) {
@@ -61,25 +128,53 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			const struct rr_plan_pin *pin = &p->pins[i];
 			if (pin->in_requirements)
 				continue;
-			rr_strbuf_addf(out, "%s==%s  # %s\n", pin->name, pin->version, pin->short_why);
+			rr_strbuf_addf(out, "%s==%s  # ", pin->name, pin->version);
+			add_comment_text(out, pin->short_why, 120);
+			rr_strbuf_addch(out, '\n');
 		}
 	}
-	if (p->nextra_pins) {
-		rr_strbuf_adds(out, "# pins chosen by resolution so the installer cannot pick a "
-				    "version that breaks the stack\n");
-		for (size_t i = 0; i < p->nextra_pins; i++)
-			rr_strbuf_addf(out, "%s\n", p->extra_pins[i]);
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (!d->output)
+			continue;
+		rr_strbuf_adds(out, d->output);
+		if (d->action == RR_ACT_PIN) {
+			rr_strbuf_addf(out, "  # %s ", d->reason == RR_WHY_HELD_BACK ? "held back:"
+										: "pinned:");
+			add_comment_text(out, d->why, 160);
+			rr_strbuf_adds(out, " (asked: ");
+			add_comment_text(out, d->requirement, 80);
+			rr_strbuf_addch(out, ')');
+		} else if (d->reason == RR_WHY_DEPS_UNKNOWN) {
+			rr_strbuf_adds(out, "  # unknown: ");
+			add_comment_text(out, d->why, 160);
+		}
+		rr_strbuf_addch(out, '\n');
 	}
-	if (stripped) {
+	if (p->nholds) {
+		rr_strbuf_adds(out, "# held back for the ROCm stack (the newest release would break it)\n");
+		for (size_t i = 0; i < p->nholds; i++) {
+			rr_strbuf_addf(out, "%s==%s  # ", p->holds[i].name, p->holds[i].version);
+			add_comment_text(out, p->holds[i].why, 160);
+			rr_strbuf_addch(out, '\n');
+		}
+	}
+	if (p->counts[RR_ACT_STRIP] + p->nstripped_options) {
 		rr_strbuf_adds(out, "# stripped:\n");
-		for (size_t i = 0; i < p->nstripped_options; i++)
-			rr_strbuf_addf(out, "#   %s\n", p->stripped_options[i]);
+		for (size_t i = 0; i < p->nstripped_options; i++) {
+			rr_strbuf_adds(out, "#   ");
+			add_comment_text(out, p->stripped_options[i], 0);
+			rr_strbuf_addch(out, '\n');
+		}
 		for (size_t i = 0; i < p->ndecisions; i++) {
 			const struct rr_decision *d = &p->decisions[i];
 			if (d->action != RR_ACT_STRIP)
 				continue;
-			rr_strbuf_addf(out, "#   %s%s  (%s: %s)\n", d->constraint ? "-c " : "",
-				       d->requirement, d->source, d->why);
+			rr_strbuf_addf(out, "#   %s", d->constraint ? "-c " : "");
+			add_comment_text(out, d->requirement, 80);
+			rr_strbuf_addf(out, "  (%s: ", d->source);
+			add_comment_text(out, last_line(d->why), 160);
+			rr_strbuf_adds(out, ")\n");
 		}
 	}
 }
@@ -140,7 +235,32 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "\"constraint\":%s,\"breaks_stack\":%s}",
 			       d->constraint ? "true" : "false", d->breaks_stack ? "true" : "false");
 	}
-	rr_strbuf_adds(out, "],\"stripped_options\":[");
+	rr_strbuf_adds(out, "],\"held_back\":[");
+	for (size_t i = 0; i < p->nholds; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		rr_strbuf_add_json_kv(out, "name", p->holds[i].name, true);
+		rr_strbuf_add_json_kv(out, "version", p->holds[i].version, true);
+		rr_strbuf_add_json_kv(out, "source", p->holds[i].origin, true);
+		rr_strbuf_add_json_kv(out, "why", p->holds[i].why, false);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],\"indexes\":[");
+	for (size_t i = 0; i < p->nindexes; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		rr_strbuf_add_json_kv(out, "url", p->indexes[i].url, true);
+		rr_strbuf_add_json_kv(out, "origin", p->indexes[i].origin, true);
+		rr_strbuf_addf(out, "\"default\":%s,\"credentials_removed\":%s}",
+			       p->indexes[i].primary ? "true" : "false",
+			       p->indexes[i].credentials_removed ? "true" : "false");
+	}
+	rr_strbuf_addf(out, "],\"resolved\":%s,", p->resolved ? "true" : "false");
+	rr_strbuf_add_json_kv(out, "unresolved", p->unresolved, true);
+	rr_strbuf_addf(out, "\"breaks_stack\":%s,", rr_plan_breaks_stack(p) ? "true" : "false");
+	rr_strbuf_adds(out, "\"stripped_options\":[");
 	for (size_t i = 0; i < p->nstripped_options; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
@@ -190,19 +310,46 @@ void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out)
 	free(seen);
 }
 
+/* what the plan does instead of what was asked */
+static void add_instead(const struct rr_decision *d, struct rr_strbuf *out)
+{
+	if (d->action == RR_ACT_STRIP)
+		rr_strbuf_adds(out, "the plan strips it");
+	else if (d->output)
+		rr_strbuf_addf(out, "the plan has %s", d->output);
+	else
+		rr_strbuf_adds(out, "the plan leaves it out");
+}
+
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 {
-	for (size_t i = 0; i < p->nexcludes; i++)
-		rr_strbuf_addf(out, "a dependency needs %s, which would overwrite a protected module\n",
-			       p->excludes[i]);
-	for (size_t i = 0; i < p->nstripped_options; i++)
-		rr_strbuf_addf(out, "%s\n", p->stripped_options[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		if (d->breaks_stack)
-			rr_strbuf_addf(out, "%s: %s%s: %s\n", d->source, d->constraint ? "-c " : "",
-				       d->requirement, d->why);
+		if (!d->breaks_stack)
+			continue;
+		rr_strbuf_addf(out, "%s: %s", d->source, d->constraint ? "-c " : "");
+		add_comment_text(out, d->requirement, 0);
+		rr_strbuf_adds(out, ": ");
+		add_comment_text(out, d->reason == RR_WHY_NO_SAFE_VERSION ? last_line(d->why) : d->why,
+				 0);
+		rr_strbuf_adds(out, "; ");
+		add_instead(d, out);
+		rr_strbuf_addch(out, '\n');
 	}
+	for (size_t i = 0; i < p->nholds; i++) {
+		const struct rr_plan_hold *h = &p->holds[i];
+		rr_strbuf_addf(out, "%s: %s (a dependency): ", h->origin ? h->origin : "-", h->name);
+		add_comment_text(out, h->why, 0);
+		rr_strbuf_addf(out, "; the plan holds it at %s\n", h->version);
+	}
+	for (size_t i = 0; i < p->nstripped_options; i++) {
+		add_comment_text(out, p->stripped_options[i], 0);
+		rr_strbuf_adds(out, "; the plan leaves the index out\n");
+	}
+	for (size_t i = 0; i < p->nexcludes; i++)
+		rr_strbuf_addf(out, "a dependency needs %s, which would overwrite a protected module; "
+				    "the plan needs it excluded (uv --excludes)\n",
+			       p->excludes[i]);
 }
 
 void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,

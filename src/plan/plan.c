@@ -110,7 +110,9 @@ static char *keep_line(const struct rr_item *it)
 
 	if (it->editable)
 		rr_strbuf_adds(&sb, "-e ");
-	rr_strbuf_adds(&sb, it->text);
+	/* a plan never carries a secret: the installer takes it from netrc, keyring or ${VAR} */
+	RR_AUTOFREE char *text = rr_strip_credentials(it->text, NULL);
+	rr_strbuf_adds(&sb, text);
 	for (size_t i = 0; i < it->nhashes; i++)
 		rr_strbuf_addf(&sb, " --hash=%s", it->hashes[i]);
 	for (size_t i = 0; i < it->noptions; i++)
@@ -170,7 +172,10 @@ static bool request_satisfied_by(const struct rr_requirement *r, const struct rr
 	return rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW);
 }
 
-static void decide_item(struct builder *b, const struct rr_item *it)
+static void decide_resolved(struct builder *b, struct rr_decision *d, const struct rr_item *it,
+			    size_t idx);
+
+static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 {
 	const struct rr_plan_input *in = b->in;
 	struct rr_decision *d = new_decision(b, it);
@@ -237,7 +242,7 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 		}
 		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
-		       rr_xasprintf("%s %s is protected (%s)", prot->name, prot->version, why));
+		       rr_xasprintf("protected: %s", why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
 						    "%s; pinned to the installed build",
@@ -245,23 +250,57 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 						    prot->version));
 		return;
 	}
-	decide(d, RR_ACT_KEEP, it->constraint ? RR_WHY_CONSTRAINT : RR_WHY_OK,
-	       it->constraint ? NULL : keep_line(it),
-	       rr_xstrdup(it->constraint ? "constraint kept" : "no conflict with the ROCm stack"));
+	if (it->constraint) {
+		decide(d, RR_ACT_KEEP, RR_WHY_CONSTRAINT, NULL, rr_xstrdup("constraint kept"));
+		return;
+	}
+	decide_resolved(b, d, it, idx);
 }
 
-/* policy URL rules are written for bare hosts: drop "user:pass@" before matching */
+/* a kept requirement: what the resolution says about it */
+static void decide_resolved(struct builder *b, struct rr_decision *d, const struct rr_item *it,
+			    size_t idx)
+{
+	const struct rr_plan_input *in = b->in;
+	const struct rr_item_result *r = rr_resolution_item(in->res, idx);
+	const char *family;
+
+	if (!in->res) {
+		decide(d, RR_ACT_KEEP, RR_WHY_OK, keep_line(it),
+		       rr_xasprintf("not in conflict with the ROCm stack itself; its dependencies "
+				    "were not checked (%s)",
+				    in->unresolved ? in->unresolved : "not resolved"));
+		return;
+	}
+	if (r && r->unsat_why) {
+		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL, rr_xstrdup(r->unsat_why));
+		d->breaks_stack = true;
+		return;
+	}
+	if (r && r->pin_version) {
+		decide(d, RR_ACT_PIN, RR_WHY_HELD_BACK, pin_line(&it->req, r->pin_version),
+		       rr_xasprintf("held at %s: %s", r->pin_version, r->pin_why));
+		d->breaks_stack = true;
+		return;
+	}
+	if (r && r->deps_unknown) {
+		family = rr_policy_match_gpu_family(in->policy, it->req.key);
+		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
+		       family ? rr_xasprintf("its dependencies are only known after a build, and "
+					     "its build needs torch (%s): unknown whether it keeps "
+					     "the stack; build it with `--no-build-isolation` "
+					     "against the installed torch, or use a ROCm wheel",
+					     family)
+			      : rr_xstrdup("its dependencies are only known after a build: unknown "
+					   "whether they keep the stack"));
+		return;
+	}
+	decide(d, RR_ACT_KEEP, RR_WHY_OK, keep_line(it),
+	       rr_xstrdup("resolved with its dependencies: no conflict with the ROCm stack"));
+}
+
 static const char *match_cuda_index(const struct rr_policy *pol, const char *url)
 {
-	const char *sep = strstr(url, "://");
-	const char *at;
-	RR_AUTOFREE char *bare = NULL;
-
-	if (sep) {
-		at = sep + 3 + strcspn(sep + 3, "@/?#");
-		if (*at == '@')
-			url = bare = rr_xasprintf("%.*s%s", (int)(sep + 3 - url), url, at + 1);
-	}
 	return rr_policy_match_cuda_index(pol, url);
 }
 
@@ -270,6 +309,12 @@ static bool option_takes_url(const char *name)
 	return strcmp(name, "--index-url") == 0 || strcmp(name, "-i") == 0 ||
 	       strcmp(name, "--extra-index-url") == 0 || strcmp(name, "--find-links") == 0 ||
 	       strcmp(name, "-f") == 0;
+}
+
+static bool option_is_index(const char *name)
+{
+	return strcmp(name, "--index-url") == 0 || strcmp(name, "-i") == 0 ||
+	       strcmp(name, "--extra-index-url") == 0;
 }
 
 static bool option_is_include(const char *name)
@@ -292,6 +337,11 @@ static void decide_options(struct builder *b)
 		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
 		if (o->value && option_takes_url(o->name))
 			rule = match_cuda_index(b->in->policy, o->value);
+		if (!rule && option_is_index(o->name)) {
+			/* the plan names every index it was resolved against itself */
+			free(line);
+			continue;
+		}
 		if (rule) {
 			RR_AUTOFREE char *shown = rr_redact_credentials(line);
 			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =
@@ -449,6 +499,31 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 	return RR_OK;
 }
 
+/* what the resolution adds besides the decisions: held-back packages, exclusions, warnings */
+static void add_resolution(struct builder *b)
+{
+	const struct rr_resolution *res = b->in->res;
+	struct rr_plan *p = b->plan;
+
+	if (!res)
+		return;
+	p->holds = rr_xcalloc(res->npins + 1, sizeof(*p->holds));
+	for (size_t i = 0; i < res->npins; i++) {
+		struct rr_plan_hold *h = &p->holds[p->nholds++];
+		h->name = rr_xstrdup(res->pins[i].name);
+		h->version = rr_xstrdup(res->pins[i].version);
+		h->why = rr_xstrdup(res->pins[i].why);
+		h->origin = res->pins[i].origin ? rr_xstrdup(res->pins[i].origin) : NULL;
+	}
+	for (size_t i = 0; i < res->nwarnings; i++)
+		add_warning(b, rr_xstrdup(res->warnings[i]));
+	if (res->failed)
+		add_warning(b, rr_xstrdup(res->failed));
+	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
+	for (size_t i = 0; i < res->nexcludes; i++)
+		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
+}
+
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err)
 {
 	struct builder b = {0};
@@ -474,8 +549,21 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 		add_warning(&b, rr_xstrdup(rs->warnings[i]));
 	decide_options(&b);
 	for (size_t i = 0; i < rs->nitems; i++)
-		decide_item(&b, &rs->items[i]);
+		decide_item(&b, &rs->items[i], i);
 	add_pins(&b);
+	add_resolution(&b);
+	b.plan->resolved = in->res != NULL;
+	b.plan->unresolved = in->unresolved ? rr_xstrdup(in->unresolved) : NULL;
+	b.plan->no_index = rs->no_index;
+	if (!rs->no_index) {
+		b.plan->indexes = rr_xcalloc(in->nindexes + 1, sizeof(*b.plan->indexes));
+		for (size_t i = 0; i < in->nindexes; i++) {
+			struct rr_plan_index *x = &b.plan->indexes[b.plan->nindexes++];
+			*x = in->indexes[i];
+			x->url = rr_xstrdup(in->indexes[i].url);
+			x->origin = rr_xstrdup(in->indexes[i].origin);
+		}
+	}
 	rc = add_constraints(&b, err);
 	if (rc) {
 		rr_plan_free(b.plan);
@@ -487,39 +575,28 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 	return RR_OK;
 }
 
-void rr_plan_apply_resolution(struct rr_plan *p, const struct rr_resolution *res)
+void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable)
 {
-	size_t cap = p->nextra_pins;
-	size_t wcap = p->nwarnings;
+	struct rr_plan_input off = *in;
+	struct builder b = {0};
 
-	for (size_t i = 0; i < p->ndecisions && i < res->nitems; i++) {
-		struct rr_decision *d = &p->decisions[i];
-		if (!res->unsat_why[i] || d->action != RR_ACT_KEEP || d->constraint)
-			continue;
-		d->action = RR_ACT_STRIP;
-		d->reason = RR_WHY_NO_SAFE_VERSION;
-		d->output = rr_free(d->output);
-		free(d->why);
-		d->why = rr_xstrdup(res->unsat_why[i]);
-		d->breaks_stack = true;
+	off.res = NULL;
+	b.in = &off;
+	b.plan = rr_xcalloc(1, sizeof(*b.plan));
+	rr_venv_marker_env(in->venv, &b.env, b.pybuf);
+	for (size_t i = 0; i < in->reqs->nitems; i++) {
+		const struct rr_decision *d;
+		decide_item(&b, &in->reqs->items[i], i);
+		d = &b.plan->decisions[b.plan->ndecisions - 1];
+		resolvable[i] = d->action == RR_ACT_KEEP && d->reason != RR_WHY_MARKER_FALSE &&
+				in->reqs->items[i].req.key;
 	}
-	for (size_t i = 0; i < res->npins; i++)
-		RR_PUSH(p->extra_pins, p->nextra_pins, cap) =
-			rr_xasprintf("%s==%s  # %s", res->pins[i].name, res->pins[i].version,
-				     res->pins[i].why);
-	for (size_t i = 0; i < res->nwarnings; i++)
-		RR_PUSH(p->warnings, p->nwarnings, wcap) = rr_xstrdup(res->warnings[i]);
-	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
-	for (size_t i = 0; i < res->nexcludes; i++)
-		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
-	memset(p->counts, 0, sizeof(p->counts));
-	for (size_t i = 0; i < p->ndecisions; i++)
-		p->counts[p->decisions[i].action]++;
+	rr_plan_free(b.plan);
 }
 
 bool rr_plan_breaks_stack(const struct rr_plan *p)
 {
-	if (p->nstripped_options || p->nexcludes)
+	if (p->nstripped_options || p->nexcludes || p->nholds)
 		return true;
 	for (size_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].breaks_stack)
@@ -561,7 +638,19 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(p->pins[i].short_why);
 	}
 	free(p->pins);
-	free_strv(p->extra_pins, p->nextra_pins);
+	for (size_t i = 0; i < p->nholds; i++) {
+		free(p->holds[i].name);
+		free(p->holds[i].version);
+		free(p->holds[i].why);
+		free(p->holds[i].origin);
+	}
+	free(p->holds);
+	for (size_t i = 0; i < p->nindexes; i++) {
+		free(p->indexes[i].url);
+		free(p->indexes[i].origin);
+	}
+	free(p->indexes);
+	free(p->unresolved);
 	free_strv(p->constraint_lines, p->nconstraint_lines);
 	free_strv(p->warnings, p->nwarnings);
 	free_strv(p->excludes, p->nexcludes);

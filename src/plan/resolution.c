@@ -2,15 +2,27 @@
 
 #include "rocm-resolve/resolution.h"
 
+const struct rr_item_result *rr_resolution_item(const struct rr_resolution *r, size_t i)
+{
+	for (size_t k = 0; r && k < r->nitems; k++)
+		if (r->items[k].item == i)
+			return &r->items[k];
+	return NULL;
+}
+
 void rr_resolution_release(struct rr_resolution *r)
 {
-	for (size_t i = 0; i < r->nitems; i++)
-		free(r->unsat_why[i]);
-	free(r->unsat_why);
+	for (size_t i = 0; i < r->nitems; i++) {
+		free(r->items[i].unsat_why);
+		free(r->items[i].pin_version);
+		free(r->items[i].pin_why);
+	}
+	free(r->items);
 	for (size_t i = 0; i < r->npins; i++) {
 		free(r->pins[i].name);
 		free(r->pins[i].version);
 		free(r->pins[i].why);
+		free(r->pins[i].origin);
 	}
 	free(r->pins);
 	for (size_t i = 0; i < r->nlocked; i++) {
@@ -26,5 +38,6 @@ void rr_resolution_release(struct rr_resolution *r)
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r->warnings);
+	free(r->failed);
 	*r = (struct rr_resolution){0};
 }

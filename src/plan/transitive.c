@@ -1,25 +1,36 @@
 /*
- * transitive.c - resolve what the offline plan kept, against the index, with
- * the protected stack fixed.
+ * transitive.c - resolve what the plan keeps, on a provider, with the
+ * protected stack fixed, and say for each package what the stack changed.
  *
- * Roots are the kept PEP 508 requirements whose marker holds (URL, path and
- * editable items cannot be resolved without fetching them and are left to the
- * installer, with a warning). The protected stack is fixed at its installed
- * versions; CUDA-only names are forbidden; names that share an import module
- * with a protected distribution resolve against it. rr_resolve_each() strips
- * the requirements that have no safe version, one at a time, keeping the
- * explanation for each. Then:
- *   - a pin for every resolved package whose choice differs from the newest
- *     release its direct requirements allow, because an installer left to
- *     itself could pick the newer one and break the stack;
- *   - the closure with hashes (--lock) and the names to exclude (--uv-excludes).
+ * Roots are the reqset items the plan marks resolvable (kept PEP 508
+ * requirements whose marker holds; URL, path and editable items are left to
+ * the installer, with a warning). The protected stack is fixed at its
+ * installed versions; CUDA-only names are forbidden; a dependency on another
+ * member of a protected clash group (PyPI triton next to pytorch-triton-rocm)
+ * is a conflict too, unless allow_excludes says an installer exclusion will
+ * keep it out. rr_resolve_each() strips the requirements that have no safe
+ * version, one at a time, keeping the derivation for each.
+ *
+ * Then, for every resolved package below the newest release that everything
+ * in the solution allows (its Requires-Python, yanked state and the
+ * specifiers of every package that requires it), the cause is found by
+ * looking at that newest release's own dependencies:
+ *   - it requires a protected package at another version, a CUDA-only
+ *     package, or a clashing one: the stack holds it back, and it is pinned
+ *     (a top-level requirement becomes a pin decision, a transitive one a
+ *     resolution pin) with that chain as its reason;
+ *   - it requires a package that is itself held back for the stack: the same,
+ *     with the chain through it;
+ *   - its dependencies are unknown without a build: said as unknown;
+ *   - otherwise another requirement bounds it, which the installer sees too:
+ *     nothing is pinned and nothing claimed.
+ * Installed, unprotected versions are not preferred: they are never a reason
+ * to hold another package back.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "rocm-resolve/index.h"
 #include "rocm-resolve/name.h"
-#include "rocm-resolve/plan.h"
 #include "rocm-resolve/policy.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/resolution.h"
@@ -28,14 +39,44 @@
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
-#include "provider-index.h"
+
+struct held {
+	const char *key;
+	int state; /* 0 unknown, 1 visiting, 2 done */
+	char *cause; /* NULL: not held for the stack */
+};
 
 struct ctx {
 	const struct rr_transitive_input *in;
+	const struct rr_provider *prov;
 	struct rr_resolution *res;
 	struct rr_marker_env env;
 	char pybuf[16];
+	const struct rr_solution *sol;
+	const struct rr_root_requirement *roots;
+	size_t nroots;
+	const struct rr_root_requirement *cons;
+	size_t ncons;
+	struct held *held; /* one per solved package, by solution index */
 };
+
+static void warnf(struct rr_resolution *res, char *msg)
+{
+	RR_PUSH(res->warnings, res->nwarnings, res->cap_warnings) = msg;
+}
+
+static struct rr_item_result *item_result(struct rr_resolution *res, size_t item)
+{
+	struct rr_item_result *r;
+
+	for (size_t i = 0; i < res->nitems; i++)
+		if (res->items[i].item == item)
+			return &res->items[i];
+	r = &RR_PUSH(res->items, res->nitems, res->cap_items);
+	memset(r, 0, sizeof(*r));
+	r->item = item;
+	return r;
+}
 
 static void add_exclude(struct rr_resolution *res, const char *key, const char *needed_by,
 			const struct rr_protected *over)
@@ -44,120 +85,297 @@ static void add_exclude(struct rr_resolution *res, const char *key, const char *
 		if (strcmp(res->excludes[i], key) == 0)
 			return;
 	RR_PUSH(res->excludes, res->nexcludes, res->cap_excludes) = rr_xstrdup(key);
-	RR_PUSH(res->warnings, res->nwarnings, res->cap_warnings) = rr_xasprintf(
-		"%s depends on %s, which would overwrite the files of the protected %s %s; a "
-		"requirements file cannot keep it out on its own: install with `rocm-resolve "
-		"install`, or `uv pip install --excludes FILE` with the file --uv-excludes writes",
-		needed_by, key, over->name, over->version);
+	warnf(res, rr_xasprintf("%s depends on %s, which would overwrite the files of the protected "
+				"%s %s; kept out by the installer's exclusion list (uv --excludes), "
+				"which pip cannot honour",
+				needed_by, key, over->name, over->version));
+}
+
+/* the member of a protected clash group key would overwrite, or NULL */
+static const struct rr_protected *clashes_with(const struct ctx *c, const char *key)
+{
+	const struct rr_protected *p = rr_stack_clash(c->in->stack, c->in->policy, key);
+
+	if (!p || strcmp(p->key, key) == 0)
+		return NULL;
+	return p;
 }
 
 /* the resolver asks about every name it meets */
 static const char *forbidden_cb(void *opaque, const char *key)
 {
 	struct ctx *c = opaque;
-	return rr_policy_match_cuda_only(c->in->policy, key);
+	const char *rule = rr_policy_match_cuda_only(c->in->policy, key);
+
+	if (rule)
+		return rule;
+	if (!c->in->allow_excludes && clashes_with(c, key))
+		return "would overwrite a protected module";
+	return NULL;
 }
 
 static const char *clash_cb(void *opaque, const char *key)
 {
 	struct ctx *c = opaque;
-	const struct rr_protected *p = rr_stack_clash(c->in->stack, c->in->policy, key);
+	const struct rr_protected *p = c->in->allow_excludes ? clashes_with(c, key) : NULL;
 
-	if (!p || strcmp(p->key, key) == 0)
-		return NULL;
-	return p->key;
+	return p ? p->key : NULL;
 }
 
-/* the crawl never fetches fixed, forbidden or clashing names: the resolver never asks for them */
-static bool skip_cb(void *opaque, const char *key)
+/* ---- why a resolved package is below the newest release ----------------- */
+
+static bool applies(const struct ctx *c, const struct rr_requirement *r, const struct rr_solved *s)
 {
-	struct ctx *c = opaque;
+	const char *extras[16] = {""};
+	size_t n = 1;
+	bool yes = false;
 
-	return rr_stack_lookup(c->in->stack, key) || forbidden_cb(c, key) || clash_cb(c, key);
+	for (size_t e = 0; s && e < s->nextras && n < RR_ARRAY_LEN(extras); e++)
+		extras[n++] = s->extras[e];
+	if (rr_requirement_applies(r, &c->env, extras, n, &yes, NULL))
+		return true;
+	return yes;
 }
 
-/* newest candidate of key allowed by every root requirement naming it */
-static const struct rr_candidate *newest_allowed(const struct rr_provider *prov, const char *key,
-						 const struct rr_root_requirement *roots,
-						 size_t nroots, bool pre)
+static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
+{
+	struct rr_specset sp = RR_SPECSET_INIT;
+	struct rr_version v;
+	bool ok = true;
+
+	if (!cand->requires_python || !c->env.vars[RR_MVAR_PYTHON_FULL_VERSION])
+		return true;
+	if (rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL))
+		return true;
+	if (!rr_specset_parse(cand->requires_python, &sp, NULL))
+		ok = rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
+	rr_specset_release(&sp);
+	rr_version_release(&v);
+	return ok;
+}
+
+/* does every requirement on key in the solution (roots, constraints, dependencies) allow v? */
+static bool allowed_by_solution(const struct ctx *c, const char *key, const struct rr_version *v)
+{
+	for (size_t r = 0; r < c->nroots; r++)
+		if (strcmp(c->roots[r].req->key, key) == 0 &&
+		    !rr_specset_contains(&c->roots[r].req->spec, v, RR_PRE_POLICY_ALLOW))
+			return false;
+	for (size_t r = 0; r < c->ncons; r++)
+		if (strcmp(c->cons[r].req->key, key) == 0 &&
+		    !rr_specset_contains(&c->cons[r].req->spec, v, RR_PRE_POLICY_ALLOW))
+			return false;
+	for (size_t i = 0; i < rr_solution_count(c->sol); i++) {
+		const struct rr_solved *s = rr_solution_at(c->sol, i);
+		const char *const *deps;
+		size_t n;
+		rr_error err = RR_ERROR_INIT;
+		bool ok = true;
+
+		if (s->fixed || !s->candidate)
+			continue;
+		if (c->prov->dependencies(c->prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
+			rr_error_release(&err);
+			continue;
+		}
+		for (size_t k = 0; ok && k < n; k++) {
+			struct rr_requirement dep = RR_REQUIREMENT_INIT;
+			if (rr_requirement_parse(deps[k], &dep, NULL))
+				continue;
+			if (dep.key && strcmp(dep.key, key) == 0 && applies(c, &dep, s) &&
+			    !rr_specset_contains(&dep.spec, v, RR_PRE_POLICY_ALLOW))
+				ok = false;
+			rr_requirement_release(&dep);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* the newest release of s's project that uv, given the same requirements, would consider */
+static const struct rr_candidate *newest_allowed(const struct ctx *c, const struct rr_solved *s)
 {
 	const struct rr_candidate *cs;
 	const struct rr_candidate *best = NULL;
 	size_t n;
 	rr_error err = RR_ERROR_INIT;
+	bool pre = c->in->pre || rr_version_is_prerelease(&s->candidate->version);
 
-	if (prov->candidates(prov->ctx, key, &cs, &n, &err)) {
+	if (c->prov->candidates(c->prov->ctx, s->key, &cs, &n, &err)) {
 		rr_error_release(&err);
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		bool ok = !cs[i].yanked && (pre || !rr_version_is_prerelease(&cs[i].version));
-		for (size_t r = 0; ok && r < nroots; r++)
-			if (strcmp(roots[r].req->key, key) == 0)
-				ok = rr_specset_contains(&roots[r].req->spec, &cs[i].version,
-							 RR_PRE_POLICY_ALLOW);
-		if (ok && (!best || rr_version_cmp(&cs[i].version, &best->version) > 0))
-			best = &cs[i];
+		if (cs[i].yanked || (!pre && rr_version_is_prerelease(&cs[i].version)))
+			continue;
+		if (best && rr_version_cmp(&cs[i].version, &best->version) <= 0)
+			continue;
+		if (!python_ok(c, &cs[i]) || !allowed_by_solution(c, s->key, &cs[i].version))
+			continue;
+		best = &cs[i];
 	}
 	return best;
 }
 
-static void add_pins(struct ctx *c, const struct rr_provider *prov, const struct rr_solution *sol,
-		     const struct rr_root_requirement *roots, size_t nroots)
+static size_t solved_index(const struct ctx *c, const char *key)
 {
-	struct rr_resolution *res = c->res;
+	for (size_t i = 0; i < rr_solution_count(c->sol); i++)
+		if (strcmp(rr_solution_at(c->sol, i)->key, key) == 0)
+			return i;
+	return (size_t)-1;
+}
 
-	for (size_t i = 0; i < rr_solution_count(sol); i++) {
-		const struct rr_solved *s = rr_solution_at(sol, i);
-		const struct rr_candidate *newest;
+static const char *held_cause(struct ctx *c, size_t i);
 
-		if (s->fixed || s->installed)
-			continue; /* held by the stack pins, or already there and kept */
-		newest = newest_allowed(prov, s->key, roots, nroots, c->in->pre);
-		if (!newest || rr_version_cmp(&newest->version, &s->candidate->version) == 0)
+/* why newest (a release of s's project) cannot be installed next to the stack, or NULL */
+static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct rr_candidate *newest)
+{
+	const char *const *deps;
+	size_t n;
+	rr_error err = RR_ERROR_INIT;
+	char *cause = NULL;
+
+	if (c->prov->dependencies(c->prov->ctx, s->key, newest, &deps, &n, &err)) {
+		rr_error_release(&err);
+		return NULL;
+	}
+	for (size_t k = 0; !cause && k < n; k++) {
+		struct rr_requirement dep = RR_REQUIREMENT_INIT;
+		const struct rr_protected *p;
+		const char *rule;
+
+		if (rr_requirement_parse(deps[k], &dep, NULL))
 			continue;
-		struct rr_resolution_pin *pin = &RR_PUSH(res->pins, res->npins, res->cap_pins);
+		if (!dep.key || !applies(c, &dep, s)) {
+			rr_requirement_release(&dep);
+			continue;
+		}
+		RR_AUTOFREE char *spec = rr_requirement_to_string(&dep);
+		if ((p = rr_stack_lookup(c->in->stack, dep.key))) {
+			if (p->dist && p->dist->version_ok &&
+			    !rr_specset_contains(&dep.spec, &p->dist->version, RR_PRE_POLICY_ALLOW))
+				cause = rr_xasprintf("%s %s requires %s; the protected %s is %s", s->key,
+						     newest->version_text, spec, p->name, p->version);
+		} else if ((rule = rr_policy_match_cuda_only(c->in->policy, dep.key))) {
+			cause = rr_xasprintf("%s %s requires %s, a CUDA-only package", s->key,
+					     newest->version_text, spec);
+		} else if ((p = clashes_with(c, dep.key)) && !c->in->allow_excludes) {
+			cause = rr_xasprintf("%s %s requires %s, which would overwrite the files of the "
+					     "protected %s %s",
+					     s->key, newest->version_text, spec, p->name, p->version);
+		} else {
+			size_t j = solved_index(c, dep.key);
+			const struct rr_solved *o = j == (size_t)-1 ? NULL : rr_solution_at(c->sol, j);
+			const char *sub;
+			if (o && o->candidate &&
+			    !rr_specset_contains(&dep.spec, &o->candidate->version,
+						 RR_PRE_POLICY_ALLOW) &&
+			    (sub = held_cause(c, j)))
+				cause = rr_xasprintf("%s %s requires %s; %s", s->key,
+						     newest->version_text, spec, sub);
+		}
+		rr_requirement_release(&dep);
+	}
+	return cause;
+}
+
+/* memoised: why solved package i is held back for the stack, NULL when it is not */
+static const char *held_cause(struct ctx *c, size_t i)
+{
+	struct held *h = &c->held[i];
+	const struct rr_solved *s = rr_solution_at(c->sol, i);
+	const struct rr_candidate *newest;
+
+	if (h->state)
+		return h->cause; /* done, or a cycle: not (yet) known to be held */
+	h->state = 1;
+	h->key = s->key;
+	if (!s->fixed && s->candidate && (newest = newest_allowed(c, s)) &&
+	    rr_version_cmp(&newest->version, &s->candidate->version) > 0)
+		h->cause = stack_cause(c, s, newest);
+	h->state = 2;
+	return h->cause;
+}
+
+/* the root item whose requirement names key, or -1 */
+static ssize_t root_of(const struct ctx *c, const size_t *root_item, const char *key)
+{
+	for (size_t r = 0; r < c->nroots; r++)
+		if (strcmp(c->roots[r].req->key, key) == 0)
+			return (ssize_t)root_item[r];
+	return -1;
+}
+
+static void add_holds(struct ctx *c, const size_t *root_item)
+{
+	size_t n = rr_solution_count(c->sol);
+
+	c->held = rr_xcalloc(n + 1, sizeof(*c->held));
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_solved *s = rr_solution_at(c->sol, i);
+		const char *cause = held_cause(c, i);
+		ssize_t item;
+
+		if (s->candidate && s->candidate->deps_unknown) {
+			item = root_of(c, root_item, s->key);
+			if (item >= 0)
+				item_result(c->res, (size_t)item)->deps_unknown = true;
+			warnf(c->res, rr_xasprintf("%s %s: its dependencies are only known after a "
+						   "build; nothing about them was checked",
+						   s->key, s->version));
+		}
+		if (!cause)
+			continue;
+		item = root_of(c, root_item, s->key);
+		if (item >= 0) {
+			struct rr_item_result *r = item_result(c->res, (size_t)item);
+			r->pin_version = rr_xstrdup(s->version);
+			r->pin_why = rr_xstrdup(cause);
+			continue;
+		}
+		struct rr_resolution_pin *pin =
+			&RR_PUSH(c->res->pins, c->res->npins, c->res->cap_pins);
 		pin->name = rr_xstrdup(s->key);
 		pin->version = rr_xstrdup(s->version);
-		pin->why = rr_xasprintf("newest %s %s does not fit the protected stack (%s)", s->key,
-					newest->version_text, s->why ? s->why : "resolved");
+		pin->why = rr_xstrdup(cause);
+		pin->origin = NULL;
+		/* the chain from the input: "req.txt:3 requires a; a 1.0 requires b" */
+		if (s->why) {
+			const char *sp = strchr(s->why, ' ');
+			pin->origin = sp ? rr_xstrndup(s->why, (size_t)(sp - s->why)) : NULL;
+		}
 	}
+	for (size_t i = 0; i < n; i++)
+		free(c->held[i].cause);
+	c->held = rr_free(c->held);
 }
 
 /*
- * the solution is safe as resolved, but an installer given only the plan
- * still installs a clash-group name (PyPI triton) that a resolved package
- * requires, because the protected member has another name: collect those
+ * with allow_excludes the solution may hold packages that need a clash-group
+ * name (PyPI triton); only an installer exclusion keeps it out: collect them
  */
-static void find_clash_needs(struct ctx *c, const struct rr_provider *prov,
-			     const struct rr_solution *sol)
+static void find_clash_needs(struct ctx *c)
 {
-	for (size_t i = 0; i < rr_solution_count(sol); i++) {
-		const struct rr_solved *s = rr_solution_at(sol, i);
+	for (size_t i = 0; i < rr_solution_count(c->sol); i++) {
+		const struct rr_solved *s = rr_solution_at(c->sol, i);
 		const char *const *deps;
 		size_t n;
 		rr_error err = RR_ERROR_INIT;
 
 		if (s->fixed || !s->candidate ||
-		    prov->dependencies(prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
+		    c->prov->dependencies(c->prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
 			rr_error_release(&err);
 			continue;
 		}
 		for (size_t k = 0; k < n; k++) {
 			struct rr_requirement r = RR_REQUIREMENT_INIT;
 			const struct rr_protected *over;
-			const char *extras[16] = {""};
-			size_t nextras = 1;
-			bool applies = false;
 
 			if (rr_requirement_parse(deps[k], &r, NULL))
 				continue;
-			for (size_t e = 0; e < s->nextras && nextras < RR_ARRAY_LEN(extras); e++)
-				extras[nextras++] = s->extras[e];
-			over = rr_stack_clash(c->in->stack, c->in->policy, r.key);
-			if (over && strcmp(over->key, r.key) != 0 &&
-			    !rr_requirement_applies(&r, &c->env, extras, nextras, &applies, NULL) &&
-			    applies)
+			over = r.key ? clashes_with(c, r.key) : NULL;
+			if (over && applies(c, &r, s))
 				add_exclude(c->res, r.key, s->key, over);
 			rr_requirement_release(&r);
 		}
@@ -169,20 +387,22 @@ static int locked_cmp(const void *a, const void *b)
 	return strcmp(((const struct rr_locked *)a)->name, ((const struct rr_locked *)b)->name);
 }
 
-static void add_locked(struct rr_resolution *res, const struct rr_solution *sol)
+static void add_locked(const struct rr_transitive_input *in, struct rr_resolution *res,
+		       const struct rr_solution *sol)
 {
 	for (size_t i = 0; i < rr_solution_count(sol); i++) {
 		const struct rr_solved *s = rr_solution_at(sol, i);
-		const struct rr_index_file *f = rr_index_provider_file(s->candidate);
 		struct rr_locked *l = &RR_PUSH(res->locked, res->nlocked, res->cap_locked);
 
 		memset(l, 0, sizeof(*l));
 		l->name = rr_xstrdup(s->key);
 		l->version = rr_xstrdup(s->version);
 		l->fixed = s->fixed;
-		if (!s->fixed && f) {
-			l->sha256 = f->sha256 ? rr_xstrdup(f->sha256) : NULL;
-			l->url = rr_redact_credentials(f->url);
+		if (!s->fixed && in->file_of && s->candidate) {
+			const char *sha = NULL;
+			const char *url = in->file_of(s->candidate, &sha);
+			l->sha256 = sha ? rr_xstrdup(sha) : NULL;
+			l->url = url ? rr_redact_credentials(url) : NULL;
 		}
 	}
 	rr_qsort(res->locked, res->nlocked, sizeof(*res->locked), locked_cmp);
@@ -192,47 +412,46 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 			     rr_error *err)
 {
 	const struct rr_reqset *rs = in->reqs;
-	const struct rr_plan *plan = in->plan;
 	struct rr_resolution res = {0};
-	struct ctx c = {in, &res, {{0}}, {0}};
+	struct ctx c = {0};
 	struct rr_root_requirement *roots = rr_xcalloc(rs->nitems + 1, sizeof(*roots));
 	struct rr_root_requirement *cons = rr_xcalloc(rs->nitems + 1, sizeof(*cons));
 	size_t *root_item = rr_xcalloc(rs->nitems + 1, sizeof(*root_item));
+	char **origins = rr_xcalloc(rs->nitems + 1, sizeof(*origins));
 	struct rr_fixed *fixed = rr_xcalloc(in->stack->n + 1, sizeof(*fixed));
 	size_t nroots = 0;
 	size_t ncons = 0;
 	struct rr_resolve_request rq = {0};
 	struct rr_each_result each = {0};
-	struct rr_index_provider *ip = NULL;
-	struct rr_provider prov;
-	char *const *pw;
-	size_t npw;
+	const struct rr_provider *prov = in->provider;
 	rr_err rc;
 
+	c.in = in;
+	c.prov = prov;
+	c.res = &res;
 	rr_venv_marker_env(in->venv, &c.env, c.pybuf);
-	res.nitems = rs->nitems;
-	res.unsat_why = rr_xcalloc(rs->nitems + 1, sizeof(char *));
-	for (size_t i = 0; i < rs->nitems && i < plan->ndecisions; i++) {
+	for (size_t i = 0; i < rs->nitems; i++) {
 		const struct rr_item *it = &rs->items[i];
-		const struct rr_decision *d = &plan->decisions[i];
 
-		if (d->action != RR_ACT_KEEP || d->reason == RR_WHY_MARKER_FALSE || !it->req.key)
+		if (!in->resolvable[i] || !it->req.key)
 			continue;
 		if (it->kind == RR_ITEM_URL || it->req.url || it->editable) {
 			if (!it->constraint)
-				RR_PUSH(res.warnings, res.nwarnings, res.cap_warnings) = rr_xasprintf(
-					"%s: the dependencies of '%s' (a URL, path or editable) are not "
-					"resolved; the installer will see them first",
-					d->source, d->requirement);
+				warnf(&res, rr_xasprintf("%s:%u: the dependencies of '%s' (a URL, path "
+							 "or editable) are not resolved; the "
+							 "installer will see them first",
+							 it->path ? it->path : "-", it->line,
+							 it->req.name));
 			continue;
 		}
+		origins[i] = rr_xasprintf("%s:%u", it->path ? it->path : "-", it->line);
 		if (it->constraint) {
 			cons[ncons].req = &it->req;
-			cons[ncons++].origin = d->source;
+			cons[ncons++].origin = origins[i];
 		} else {
 			root_item[nroots] = i;
 			roots[nroots].req = &it->req;
-			roots[nroots++].origin = d->source;
+			roots[nroots++].origin = origins[i];
 		}
 	}
 	for (size_t i = 0; i < in->stack->n; i++) {
@@ -245,6 +464,10 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 			fixed[i].nrequires = p->dist->meta.nrequires_dist;
 		}
 	}
+	c.roots = roots;
+	c.nroots = nroots;
+	c.cons = cons;
+	c.ncons = ncons;
 	rq.reqs = roots;
 	rq.nreqs = nroots;
 	rq.constraints = cons;
@@ -255,46 +478,55 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	rq.clash_fn = clash_cb;
 	rq.callback_ctx = &c;
 	rq.env = &c.env;
-	rq.flags = in->pre ? RR_RESOLVE_PRERELEASE : 0;
+	rq.flags = (in->pre ? RR_RESOLVE_PRERELEASE : 0) | RR_RESOLVE_NEWEST;
 
-	ip = rr_index_provider_new(in->client, in->venv, skip_cb, &c);
-	rr_index_provider_get(ip, &prov);
-	{
+	if (prov->prefetch) {
 		/* every root project's page and likely metadata in parallel, before the
 		 * resolver starts asking for them one by one */
 		const char **keys = rr_xcalloc(nroots + 1, sizeof(*keys));
 		for (size_t i = 0; i < nroots; i++)
 			keys[i] = roots[i].req->key;
-		prov.prefetch(prov.ctx, keys, nroots);
+		prov->prefetch(prov->ctx, keys, nroots);
 		free(keys);
 	}
-	rc = rr_resolve_each(&prov, &rq, &each, err);
+	rc = rr_resolve_each(prov, &rq, &each, err);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < each.nstripped; i++) {
 		size_t item = root_item[each.stripped[i].index];
-		res.unsat_why[item] = rr_xstrdup(each.stripped[i].explanation);
+		struct rr_item_result *r = item_result(&res, item);
+		const struct rr_candidate *cs;
+		size_t n = 0;
+		rr_error e2 = RR_ERROR_INIT;
+
+		r->unsat_why = rr_xstrdup(each.stripped[i].explanation);
+		/* a project no index has (a typo, a broken mirror) is not a stack question */
+		if (prov->candidates(prov->ctx, roots[each.stripped[i].index].req->key, &cs, &n,
+				     &e2) == RR_E_NOTFOUND ||
+		    n == 0)
+			r->not_found = true;
+		rr_error_release(&e2);
 	}
 	if (each.solution && rr_solution_ok(each.solution)) {
-		add_pins(&c, &prov, each.solution, roots, nroots);
-		find_clash_needs(&c, &prov, each.solution);
-		add_locked(&res, each.solution);
+		c.sol = each.solution;
+		add_holds(&c, root_item);
+		if (in->allow_excludes)
+			find_clash_needs(&c);
+		add_locked(in, &res, each.solution);
 		res.steps = rr_solution_steps(each.solution);
 	} else if (each.solution) {
 		/* a failure no user requirement can be blamed for: a constraint against the stack */
-		RR_PUSH(res.warnings, res.nwarnings, res.cap_warnings) =
-			rr_xasprintf("no resolution keeps the stack: %s",
-				     rr_solution_explain(each.solution));
+		res.failed = rr_xasprintf("no resolution keeps the stack: %s",
+					  rr_solution_explain(each.solution));
 	}
-	npw = rr_index_provider_warnings(ip, &pw);
-	for (size_t i = 0; i < npw; i++)
-		RR_PUSH(res.warnings, res.nwarnings, res.cap_warnings) = rr_xstrdup(pw[i]);
 out:
 	rr_each_result_release(&each);
-	rr_index_provider_free(ip);
 	free(roots);
 	free(cons);
 	free(root_item);
+	for (size_t i = 0; i < rs->nitems; i++)
+		free(origins[i]);
+	free(origins);
 	free(fixed);
 	if (rc) {
 		rr_resolution_release(&res);

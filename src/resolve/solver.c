@@ -247,7 +247,7 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 		p->extra = rr_xstrdup(extra);
 		p->base = base;
 		for (size_t i = 0; i < p->n; i++)
-			if (p->cands[i]->installed)
+			if (p->cands[i]->installed && !(r->rq->flags & RR_RESOLVE_NEWEST))
 				preferred = (int32_t)i;
 		/* share the base's arrays: they are freed through the base only */
 		id = pg_pkg_add(r->pg, name, (uint32_t)p->n, p->vtext, preferred);
@@ -307,7 +307,7 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 	p->vtext = rr_xmalloc((p->n ? p->n : 1) * sizeof(*p->vtext));
 	for (size_t i = 0; i < p->n; i++) {
 		p->vtext[i] = p->cands[i]->version_text;
-		if (p->cands[i]->installed)
+		if (p->cands[i]->installed && (p->kind == RS_FIXED || !(r->rq->flags & RR_RESOLVE_NEWEST)))
 			preferred = (int32_t)i;
 		if (!rr_version_is_prerelease(&p->cands[i]->version))
 			all_pre = false;

@@ -4,6 +4,7 @@ shared corpus (requirements, freeze listings, pyproject.toml). Each must exit 0
 with a plan on stdout, or exit 2 with a 'file:line:col: message' on stderr and
 nothing on stdout. Under ASan/UBSan any sanitizer report fails the run."""
 import os
+FAIL_CLOSED = b"rocm-resolve failed, no plan: see its error above\n"
 import re
 import shutil
 import subprocess
@@ -47,8 +48,8 @@ for f in files:
         if not r.stdout.startswith(b"# rocm-resolve"):
             problems.append("exit 0 without a plan on stdout")
     elif r.returncode == 2:
-        if r.stdout:
-            problems.append("exit 2 with output on stdout")
+        if r.stdout != FAIL_CLOSED:
+            problems.append("exit 2 without exactly the fail-closed line on stdout")
         if not located.search(err) and "dynamic" not in err:
             problems.append("exit 2 without a file:line:col message")
     else:

@@ -1,4 +1,4 @@
 args: --no-index --venv @SRC@/fixtures/venvs/rocm72 tests/cli/inputs/does-not-exist.txt
 expect-exit: 2
-expect-stdout: <empty>
+expect-stdout: contains rocm-resolve failed, no plan: see its error above
 expect-stderr: missing-input.stderr

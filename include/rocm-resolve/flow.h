@@ -1,0 +1,112 @@
+/*
+ * flow.h - the one pipeline from inputs to a plan. Every command that needs a
+ * plan (plan, check, install) runs it; the CLI only parses arguments, calls,
+ * prints and maps exit codes.
+ *
+ *   struct rr_flow_opts o = {.inputs = files, .ninputs = n, .want_inputs = true};
+ *   struct rr_flow *f;
+ *   rc = rr_flow_open(&o, &f, err);       policy, inputs, venv, protected stack
+ *   rc = rr_flow_plan(f, &o, err);        index list, resolution, the plan (built once)
+ *   f->plan ... rr_plan_format_text(f->plan, &sb); rr_plan_breaks_stack(f->plan)
+ *   f = rr_flow_free(f);
+ *
+ * The steps, in order:
+ *   1. policy: the embedded data/policy.json, then every --policy file;
+ *   2. inputs: requirements files / pyproject.toml, flattened into one reqset;
+ *   3. environment: --venv, else discovery; its protected stack;
+ *   4. indexes (see rr_flow_indexes): the list the resolver asks and the plan names;
+ *   5. resolution with the stack fixed, on opts->provider or an index-backed one;
+ *   6. the plan, built once from the inputs and that resolution.
+ * Warnings of every step are collected in order in f->warnings.
+ */
+#ifndef RR_FLOW_H
+#define RR_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/resolution.h"
+
+struct rr_policy;
+struct rr_venv;
+struct rr_stack;
+struct rr_plan;
+struct rr_provider;
+struct rr_plan_index;
+
+struct rr_flow_opts {
+	/* inputs */
+	const char *const *inputs;
+	size_t ninputs;
+	bool want_inputs; /* plan/check/install: at least one INPUT is required */
+	const char *const *extras;
+	size_t nextras;
+	bool all_extras;
+	const char *const *groups;
+	size_t ngroups;
+	/* environment */
+	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, else /opt/venv */
+	const char *sysroot; /* prefix for absolute system paths (tests) */
+	const char *const *policies;
+	size_t npolicies;
+	const char *const *protect;
+	size_t nprotect;
+	/* resolution */
+	bool no_index;
+	const char *index_url; /* --index-url */
+	const char *const *extra_index_urls;
+	size_t nextra_index_urls;
+	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve, else ~/.cache/rocm-resolve */
+	bool no_cache, offline, refresh, pre;
+	long timeout_ms;
+	/* a dependency on a clash-group member (PyPI triton next to pytorch-triton-rocm)
+	 * may be kept out by an installer exclusion instead of being a conflict: only
+	 * `install` with uv and --uv-excludes can honour that */
+	bool allow_excludes;
+	/* the environment variables (tests); NULL: getenv */
+	const char *(*getenv_fn)(const char *name);
+	/* the world to resolve against; NULL: the indexes, through the HTTP cache */
+	const struct rr_provider *provider;
+	const char *user_agent;
+};
+
+struct rr_flow {
+	struct rr_policy *policy;
+	struct rr_reqset reqs;
+	bool have_reqs;
+	struct rr_venv *venv;
+	struct rr_stack *stack;
+	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */
+	struct rr_plan_index *indexes; /* in priority order, as the plan names them */
+	size_t nindexes;
+	const char **index_urls; /* the same, as the resolver uses them (borrowed) */
+	struct rr_resolution res;
+	bool resolved;
+	struct rr_plan *plan;
+	char **warnings;
+	size_t nwarnings, cap_warnings;
+	size_t requests; /* HTTP transfers the resolution made */
+};
+
+/* steps 1-3; RR_E_USAGE for bad input, RR_E_ENV for the environment */
+rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error *err) RR_WUR;
+/* steps 4-6 (4-5 skipped with no_index or a requirements-file --no-index) */
+rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
+/*
+ * step 4 alone: the indexes in uv's priority order, first wins per project:
+ * every extra index (the requirements' --extra-index-url lines, then
+ * --extra-index-url, then UV_INDEX, UV_EXTRA_INDEX_URL, PIP_EXTRA_INDEX_URL,
+ * each in its own order), then the default index (--index-url, else the
+ * requirements' -i, else UV_DEFAULT_INDEX, UV_INDEX_URL, PIP_INDEX_URL, else
+ * PyPI). Indexes the policy marks as CUDA wheel indexes are left out with a
+ * warning.
+ */
+void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o);
+struct rr_flow *rr_flow_free(struct rr_flow *f);
+
+/* the default cache directory for the given environment (caller frees); NULL when none */
+char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
+
+#endif

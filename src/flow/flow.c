@@ -1,0 +1,393 @@
+/*
+ * flow.c - the pipeline: policy, inputs, environment, indexes, resolution,
+ * plan. See include/rocm-resolve/flow.h for the order and the index rule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocm-resolve/flow.h"
+#include "rocm-resolve/index.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/policy.h"
+#include "rocm-resolve/provider.h"
+#include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+#include "plan/provider-index.h"
+
+#ifndef RR_DEFAULT_INDEX_URL
+#define RR_DEFAULT_INDEX_URL "https://pypi.org/simple"
+#endif
+
+static const char *env_of(const struct rr_flow_opts *o, const char *name)
+{
+	const char *v = o->getenv_fn ? o->getenv_fn(name) : getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static void flow_warn(struct rr_flow *f, char *owned)
+{
+	RR_PUSH(f->warnings, f->nwarnings, f->cap_warnings) = owned;
+}
+
+char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+{
+	const char *xdg = getenv_fn ? getenv_fn("XDG_CACHE_HOME") : getenv("XDG_CACHE_HOME");
+	const char *home = getenv_fn ? getenv_fn("HOME") : getenv("HOME");
+
+	if (explicit_dir && *explicit_dir)
+		return rr_xstrdup(explicit_dir);
+	/* the XDG base directory spec: a relative path is invalid and is ignored */
+	if (xdg && xdg[0] == '/')
+		return rr_xasprintf("%s/rocm-resolve", xdg);
+	if (home && home[0] == '/')
+		return rr_xasprintf("%s/.cache/rocm-resolve", home);
+	return NULL;
+}
+
+static const char *venv_path(const struct rr_flow_opts *o)
+{
+	const char *v = o->venv;
+
+	if (!v || !*v)
+		v = env_of(o, "VIRTUAL_ENV");
+	if (!v)
+		v = "/opt/venv";
+	return v;
+}
+
+rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error *err)
+{
+	struct rr_flow *f = rr_xcalloc(1, sizeof(*f));
+	struct rr_venv_opts vo = {0};
+	struct rr_input_sel sel = {0};
+	RR_AUTOFREE char *abs = NULL;
+	rr_err rc;
+
+	rc = rr_policy_load_default(&f->policy, err);
+	for (size_t i = 0; !rc && i < o->npolicies; i++)
+		rc = rr_policy_load_file(f->policy, o->policies[i], err);
+	if (rc)
+		goto fail;
+	if (o->want_inputs) {
+		if (!o->ninputs) {
+			rc = rr_fail(err, RR_E_USAGE,
+				     "at least one INPUT is needed (a requirements file, "
+				     "pyproject.toml, directory or -)");
+			goto fail;
+		}
+		sel.extras = o->extras;
+		sel.nextras = o->nextras;
+		sel.all_extras = o->all_extras;
+		sel.groups = o->groups;
+		sel.ngroups = o->ngroups;
+		/* a partly loaded set is released on failure too */
+		f->have_reqs = true;
+		for (size_t i = 0; !rc && i < o->ninputs; i++)
+			rc = rr_input_load(&f->reqs, o->inputs[i], &sel, err);
+		if (rc)
+			goto fail;
+	}
+	vo.sysroot = o->sysroot;
+	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
+	abs = realpath(venv_path(o), NULL);
+	rc = rr_venv_load(abs ? abs : venv_path(o), &vo, &f->venv, err);
+	if (rc) {
+		rc = RR_E_ENV;
+		goto fail;
+	}
+	rc = rr_stack_compute(f->venv, f->policy, o->protect, o->nprotect, &f->stack, err);
+	if (rc)
+		goto fail;
+	for (size_t i = 0; i < f->venv->nwarnings; i++)
+		flow_warn(f, rr_xstrdup(f->venv->warnings[i]));
+	for (size_t i = 0; i < f->stack->nwarnings; i++)
+		flow_warn(f, rr_xstrdup(f->stack->warnings[i]));
+	f->cache_dir = o->no_cache ? NULL : rr_flow_cache_dir(o->cache_dir, o->getenv_fn);
+	*ret = f;
+	return RR_OK;
+fail:
+	rr_flow_free(f);
+	return rc;
+}
+
+/* ---- step 4: the indexes ------------------------------------------------- */
+
+struct index_list {
+	struct rr_flow *f;
+	const struct rr_flow_opts *o;
+	struct rr_plan_index *v;
+	const char **urls; /* as used (owned, freed with the flow) */
+	size_t n, cap, ucap;
+};
+
+static void add_index(struct index_list *l, const char *url, const char *written,
+		      const char *origin, bool primary, bool from_file)
+{
+	const char *rule;
+	struct rr_plan_index *x;
+	bool removed;
+
+	if (!url || !*url)
+		return;
+	if ((rule = rr_policy_match_cuda_index(l->f->policy, url))) {
+		if (from_file)
+			return; /* the plan lists it among the stripped options */
+		RR_AUTOFREE char *shown = rr_redact_credentials(written ? written : url);
+		flow_warn(l->f, rr_xasprintf("%s: '%s' is a CUDA wheel index (%s): not asked, not "
+					     "in the plan",
+					     origin, shown, rule));
+		return;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->urls[i], url) == 0)
+			return;
+	x = &RR_PUSH(l->v, l->n, l->cap);
+	x->url = rr_strip_credentials(written ? written : url, &removed);
+	x->credentials_removed = removed;
+	x->origin = rr_xstrdup(origin);
+	x->primary = primary;
+	l->urls = rr_xrealloc(l->urls, l->cap * sizeof(*l->urls));
+	l->urls[l->n - 1] = rr_xstrdup(url);
+}
+
+/* uv's UV_INDEX: space-separated entries, each "url" or "name=url" */
+static void add_env_list(struct index_list *l, const char *var)
+{
+	const char *val = env_of(l->o, var);
+	RR_AUTOFREE char *copy = NULL;
+	char *save = NULL;
+
+	if (!val)
+		return;
+	copy = rr_xstrdup(val);
+	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(t, '=');
+		char *colon = strstr(t, "://");
+		if (eq && (!colon || eq < colon))
+			t = eq + 1; /* name=url */
+		add_index(l, t, NULL, var, false, false);
+	}
+}
+
+static bool is_opt(const struct rr_optline *op, const char *a, const char *b)
+{
+	return strcmp(op->name, a) == 0 || (b && strcmp(op->name, b) == 0);
+}
+
+void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
+{
+	static const char *const primary_env[] = {"UV_DEFAULT_INDEX", "UV_INDEX_URL",
+						  "PIP_INDEX_URL"};
+	struct index_list l = {f, o, NULL, NULL, 0, 0, 0};
+	const struct rr_optline *file_primary = NULL;
+	const char *primary = NULL;
+	const char *primary_origin = "default";
+
+	/* extra indexes first: uv asks them before the default index */
+	for (size_t i = 0; i < f->reqs.nopts; i++) {
+		const struct rr_optline *op = &f->reqs.opts[i];
+		if (is_opt(op, "--extra-index-url", NULL) && op->value) {
+			RR_AUTOFREE char *origin = rr_xasprintf("%s:%u", op->path, op->line);
+			add_index(&l, op->value, NULL, origin, false, true);
+		} else if (is_opt(op, "--index-url", "-i") && op->value) {
+			file_primary = op; /* the last one wins, as in pip */
+		}
+	}
+	for (size_t i = 0; i < o->nextra_index_urls; i++)
+		add_index(&l, o->extra_index_urls[i], NULL, "--extra-index-url", false, false);
+	add_env_list(&l, "UV_INDEX");
+	add_env_list(&l, "UV_EXTRA_INDEX_URL");
+	add_env_list(&l, "PIP_EXTRA_INDEX_URL");
+	if (o->index_url) {
+		primary = o->index_url;
+		primary_origin = "--index-url";
+	} else if (file_primary) {
+		primary = file_primary->value;
+	} else {
+		for (size_t i = 0; !primary && i < RR_ARRAY_LEN(primary_env); i++)
+			if ((primary = env_of(o, primary_env[i])))
+				primary_origin = primary_env[i];
+	}
+	if (!primary)
+		primary = RR_DEFAULT_INDEX_URL;
+	if (file_primary && primary == file_primary->value) {
+		RR_AUTOFREE char *origin =
+			rr_xasprintf("%s:%u", file_primary->path, file_primary->line);
+		add_index(&l, primary, NULL, origin, true, true);
+	} else {
+		add_index(&l, primary, NULL, primary_origin, true, false);
+	}
+	f->indexes = l.v;
+	f->nindexes = l.n;
+	f->index_urls = l.urls;
+}
+
+/* ---- step 5: resolution -------------------------------------------------- */
+
+/* the crawl never fetches fixed, forbidden or clashing names: the resolver never asks for them */
+static bool skip_cb(void *opaque, const char *key)
+{
+	const struct rr_flow *f = opaque;
+	const struct rr_protected *p;
+
+	if (rr_stack_lookup(f->stack, key) || rr_policy_match_cuda_only(f->policy, key))
+		return true;
+	p = rr_stack_clash(f->stack, f->policy, key);
+	return p && strcmp(p->key, key) != 0;
+}
+
+static const char *index_file_of(const struct rr_candidate *c, const char **sha256)
+{
+	const struct rr_index_file *file = rr_index_provider_file(c);
+
+	*sha256 = file ? file->sha256 : NULL;
+	return file ? file->url : NULL;
+}
+
+static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const bool *resolvable,
+		      rr_error *err)
+{
+	struct rr_index_opts io = {0};
+	struct rr_index_client *client = NULL;
+	struct rr_index_provider *ip = NULL;
+	struct rr_provider prov;
+	struct rr_transitive_input in = {0};
+	rr_err rc = RR_OK;
+
+	if (o->provider) {
+		prov = *o->provider;
+	} else {
+		io.index_urls = f->index_urls;
+		io.nindex_urls = f->nindexes;
+		io.cache_dir = f->cache_dir;
+		io.no_cache = o->no_cache || !f->cache_dir;
+		io.offline = o->offline;
+		io.refresh = o->refresh;
+		io.timeout_ms = o->timeout_ms;
+		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
+		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */
+		rc = rr_index_client_new(&io, &client, err);
+		if (rc)
+			return rc;
+		ip = rr_index_provider_new(client, f->venv, skip_cb, f);
+		rr_index_provider_get(ip, &prov);
+		in.file_of = index_file_of;
+	}
+	in.reqs = &f->reqs;
+	in.resolvable = resolvable;
+	in.venv = f->venv;
+	in.policy = f->policy;
+	in.stack = f->stack;
+	in.provider = &prov;
+	in.pre = o->pre || f->reqs.pre;
+	in.allow_excludes = o->allow_excludes;
+	rc = rr_transitive_resolve(&in, &f->res, err);
+	if (!rc) {
+		char *const *pw;
+		size_t npw = ip ? rr_index_provider_warnings(ip, &pw) : 0;
+		f->resolved = true;
+		for (size_t i = 0; i < npw; i++)
+			flow_warn(f, rr_xstrdup(pw[i]));
+	} else if (client && (rc == RR_E_PARSE || rc == RR_E_DATA || rc == RR_E_LIMIT ||
+			      rc == RR_E_IO || rc == RR_E_UNSUPPORTED || rc == RR_E_USAGE)) {
+		/* the inputs were parsed before this step: bad data met while resolving
+		 * (malformed JSON, a hash mismatch, an oversized answer) came from the
+		 * index, an environment problem, not the user's input */
+		rc = RR_E_ENV;
+		if (err)
+			err->code = rc;
+	}
+	f->requests = client ? rr_index_client_requests(client) : 0;
+	rr_index_provider_free(ip);
+	rr_index_client_free(client);
+	return rc;
+}
+
+/*
+ * a requirement on a project that no index has, or whose page lists nothing,
+ * is a typo or a broken mirror: an index problem, never a silent strip
+ */
+static rr_err check_found(struct rr_flow *f, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf where = RR_STRBUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->res.nitems; i++) {
+		const struct rr_item_result *r = &f->res.items[i];
+		const struct rr_item *it = &f->reqs.items[r->item];
+		if (!r->not_found)
+			continue;
+		rr_strbuf_addf(&names, "%s%s:%u: '%s'", n++ ? ", " : "", it->path ? it->path : "-",
+			       it->line, it->req.name);
+	}
+	if (!n)
+		return RR_OK;
+	for (size_t i = 0; i < f->nindexes; i++)
+		rr_strbuf_addf(&where, "%s%s", i ? ", " : "", f->indexes[i].url);
+	return rr_fail(err, RR_E_NOTFOUND,
+		       "no index has %s %s (asked: %s); check the name, or the index (a broken "
+		       "mirror answers with an empty page)",
+		       n == 1 ? "the project" : "the projects", names.buf, where.buf);
+}
+
+rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
+{
+	struct rr_plan_input in = {0};
+	RR_AUTOFREE char *scratch = f->cache_dir ? rr_xasprintf("%s/plans", f->cache_dir) : NULL;
+	RR_AUTOFREE bool *resolvable = rr_xcalloc(f->reqs.nitems + 1, sizeof(bool));
+	rr_err rc;
+
+	rr_flow_indexes(f, o);
+	in.reqs = &f->reqs;
+	in.venv = f->venv;
+	in.policy = f->policy;
+	in.stack = f->stack;
+	in.scratch_dir = scratch;
+	in.indexes = f->indexes;
+	in.nindexes = f->nindexes;
+	if (o->no_index)
+		in.unresolved = "--no-index";
+	else if (f->reqs.no_index)
+		in.unresolved = "the requirements say --no-index";
+	else {
+		rr_plan_classify(&in, resolvable);
+		rc = resolve(f, o, resolvable, err);
+		if (rc)
+			return rc;
+		rc = check_found(f, err);
+		if (rc)
+			return rc;
+		in.res = &f->res;
+	}
+	return rr_plan_build(&in, &f->plan, err);
+}
+
+struct rr_flow *rr_flow_free(struct rr_flow *f)
+{
+	if (!f)
+		return NULL;
+	rr_plan_free(f->plan);
+	rr_resolution_release(&f->res);
+	for (size_t i = 0; i < f->nindexes; i++) {
+		free(f->indexes[i].url);
+		free(f->indexes[i].origin);
+		free((char *)f->index_urls[i]);
+	}
+	free(f->indexes);
+	free(f->index_urls);
+	for (size_t i = 0; i < f->nwarnings; i++)
+		free(f->warnings[i]);
+	free(f->warnings);
+	free(f->cache_dir);
+	f->stack = rr_stack_free(f->stack);
+	f->venv = rr_venv_free(f->venv);
+	if (f->have_reqs)
+		rr_reqset_release(&f->reqs);
+	f->policy = rr_policy_free(f->policy);
+	free(f);
+	return NULL;
+}
