@@ -40,11 +40,11 @@ static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		const char *nl = d->why ? strrchr(d->why, '\n') : NULL;
+		const char *nl = d->why ? strchr(d->why, '\n') : NULL;
 		/* a requirement the stack leaves no version of is never dropped in silence */
 		if (d->reason == RR_WHY_NO_SAFE_VERSION)
-			rr_cli_warn(cli, "%s: stripped '%s': %s", d->source, d->requirement,
-				    nl && nl[1] ? nl + 1 : d->why);
+			rr_cli_warn(cli, "%s: stripped '%s': %.*s", d->source, d->requirement,
+				    nl ? (int)(nl - d->why) : (int)strlen(d->why), d->why);
 		else if (d->action == RR_ACT_STRIP)
 			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
 		else if (d->reason == RR_WHY_DEPS_UNKNOWN)

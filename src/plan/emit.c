@@ -40,18 +40,12 @@ static void add_comment_text(struct rr_strbuf *out, const char *s, size_t cap)
 	}
 }
 
-/* the derivation's last sentence: what the reader needs in a comment */
-static const char *last_line(const char *why)
+/* the derivation's first sentence: the root cause, enough for a comment (JSON has it all) */
+static char *first_line(const char *why)
 {
-	const char *s = why;
-	const char *last = why;
+	const char *nl = strchr(why, '\n');
 
-	while ((s = strchr(s, '\n'))) {
-		if (s[1])
-			last = s + 1;
-		s++;
-	}
-	return last;
+	return nl ? rr_xstrndup(why, (size_t)(nl - why)) : rr_xstrdup(why);
 }
 
 static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
@@ -173,7 +167,8 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addf(out, "#   %s", d->constraint ? "-c " : "");
 			add_comment_text(out, d->requirement, 80);
 			rr_strbuf_addf(out, "  (%s: ", d->source);
-			add_comment_text(out, last_line(d->why), 160);
+			RR_AUTOFREE char *cause = first_line(d->why);
+			add_comment_text(out, cause, 200);
 			rr_strbuf_adds(out, ")\n");
 		}
 	}
@@ -330,8 +325,8 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "%s: %s", d->source, d->constraint ? "-c " : "");
 		add_comment_text(out, d->requirement, 0);
 		rr_strbuf_adds(out, ": ");
-		add_comment_text(out, d->reason == RR_WHY_NO_SAFE_VERSION ? last_line(d->why) : d->why,
-				 0);
+		RR_AUTOFREE char *cause = first_line(d->why);
+		add_comment_text(out, cause, 0);
 		rr_strbuf_adds(out, "; ");
 		add_instead(d, out);
 		rr_strbuf_addch(out, '\n');

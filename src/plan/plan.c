@@ -279,7 +279,7 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 	}
 	if (r && r->pin_version) {
 		decide(d, RR_ACT_PIN, RR_WHY_HELD_BACK, pin_line(&it->req, r->pin_version),
-		       rr_xasprintf("held at %s: %s", r->pin_version, r->pin_why));
+		       rr_xstrdup(r->pin_why));
 		d->breaks_stack = true;
 		return;
 	}
