@@ -11,23 +11,40 @@
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/venv.h"
 
-const char *rr_session_venv_path(const struct rr_cli *cli)
+/* the venv (--venv, $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda) or --stack FILE */
+static rr_err load_env(const struct rr_cli *cli, struct rr_venv **ret, rr_error *err)
 {
-	const char *v = cli->venv;
+	struct rr_venv_opts vo = {0};
+	enum rr_venv_origin origin;
+	RR_AUTOFREE char *path = NULL;
+	RR_AUTOFREE char *abs = NULL;
+	rr_err rc;
 
-	if (!v || !*v)
-		v = getenv("VIRTUAL_ENV");
-	if (!v || !*v)
-		v = "/opt/venv";
-	return v;
+	if (cli->stack) {
+		if (cli->venv)
+			return rr_fail(err, RR_E_USAGE, "--venv and --stack name two environments; "
+							"give one");
+		if (strcmp(cli->command, "verify") == 0 || strcmp(cli->command, "install") == 0)
+			return rr_fail(err, RR_E_USAGE, "%s needs the live environment, not a stack "
+							"snapshot (--stack is for plan, check and inspect)",
+				       cli->command);
+		return rr_venv_load_snapshot(cli->stack, ret, err);
+	}
+	vo.sysroot = getenv("RR_SYSROOT");
+	rc = rr_venv_locate(cli->venv, getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX"), vo.sysroot,
+			    &path, &origin, err);
+	if (rc)
+		return rc;
+	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
+	abs = realpath(path, NULL);
+	rc = rr_venv_load(abs ? abs : path, &vo, ret, err);
+	return rc ? RR_E_ENV : RR_OK;
 }
 
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 {
-	struct rr_venv_opts vo = {0};
 	rr_error err = RR_ERROR_INIT;
 	struct rr_input_sel sel = {0};
-	RR_AUTOFREE char *abs = NULL;
 	rr_err rc;
 
 	memset(s, 0, sizeof(*s));
@@ -56,17 +73,14 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 		if (rc)
 			goto fail;
 	}
-	vo.sysroot = getenv("RR_SYSROOT");
-	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
-	abs = realpath(rr_session_venv_path(cli), NULL);
-	rc = rr_venv_load(abs ? abs : rr_session_venv_path(cli), &vo, &s->venv, &err);
-	if (rc) {
-		if (rc != RR_E_ENV)
-			rc = RR_E_ENV;
+	rc = load_env(cli, &s->venv, &err);
+	if (rc)
 		goto fail;
-	}
 	rc = rr_stack_compute(s->venv, s->policy, (const char *const *)cli->protect, cli->nprotect,
 			      &s->stack, &err);
+	/* plan, check and install guard a stack: one that protects nothing is no answer */
+	if (!rc && want_inputs)
+		rc = rr_stack_require(s->stack, s->venv, &err);
 	if (rc)
 		goto fail;
 	return -1;

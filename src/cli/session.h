@@ -16,6 +16,5 @@ struct rr_session {
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs);
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli);
 void rr_session_close(struct rr_session *s);
-const char *rr_session_venv_path(const struct rr_cli *cli);
 
 #endif
