@@ -119,6 +119,9 @@ struct rr_target;
 rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr_venv **ret,
 		    rr_error *err) RR_WUR;
 rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err) RR_WUR;
+/* the same from memory; origin names it in errors and in v->snapshot */
+rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
+			      struct rr_venv **ret, rr_error *err) RR_WUR;
 /*
  * the environment to use: option (--venv) when set, else virtual_env, else
  * conda_prefix (the callers pass getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX");

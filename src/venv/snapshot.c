@@ -254,16 +254,36 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 	return RR_OK;
 }
 
-rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err)
+rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
+			      struct rr_venv **ret, rr_error *err)
 {
-	struct snap s = {.path = path, .err = err};
-	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
+	struct snap s = {.path = origin ? origin : "-", .err = err};
 	struct rr_venv *v;
 	json_error_t je;
 	json_t *root;
+	rr_err rc;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return rr_fail_at(err, RR_E_PARSE, s.path, (unsigned)je.line, (unsigned)je.column,
+				  NULL, "stack snapshot is not valid JSON: %s", je.text);
+	v = rr_xcalloc(1, sizeof(*v));
+	rc = load_doc(&s, root, v);
+	json_decref(root);
+	if (rc) {
+		rr_venv_free(v);
+		return rc;
+	}
+	v->snapshot = rr_xstrdup(s.path);
+	*ret = v;
+	return RR_OK;
+}
+
+rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
 	FILE *f;
 	size_t n;
-	rr_err rc;
 
 	f = fopen(path, "rb");
 	if (!f)
@@ -289,18 +309,5 @@ rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *e
 			       strerror(e));
 	}
 	fclose(f);
-	root = json_loadb(buf.buf, buf.len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return rr_fail_at(err, RR_E_PARSE, path, (unsigned)je.line, (unsigned)je.column, NULL,
-				  "stack snapshot is not valid JSON: %s", je.text);
-	v = rr_xcalloc(1, sizeof(*v));
-	rc = load_doc(&s, root, v);
-	json_decref(root);
-	if (rc) {
-		rr_venv_free(v);
-		return rc;
-	}
-	v->snapshot = rr_xstrdup(path);
-	*ret = v;
-	return RR_OK;
+	return rr_venv_parse_snapshot(buf.buf, buf.len, path, ret, err);
 }
