@@ -47,7 +47,10 @@ struct rr_flow_opts {
 	const char *const *groups;
 	size_t ngroups;
 	/* environment */
-	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, else /opt/venv */
+	const char *command; /* for messages */
+	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda */
+	const char *stack_file; /* --stack: a snapshot written by `inspect --format json` */
+	bool needs_live_env;	/* verify, install: a snapshot will not do */
 	const char *sysroot; /* prefix for absolute system paths (tests) */
 	const char *const *policies;
 	size_t npolicies;

@@ -74,6 +74,12 @@ const struct rr_protected *rr_stack_lookup(const struct rr_stack *s, const char 
  */
 const struct rr_protected *rr_stack_clash(const struct rr_stack *s, const struct rr_policy *pol,
 					  const char *key);
+/*
+ * RR_E_ENV with a hint when s protects nothing: the environment is not the ROCm
+ * one (an ordinary venv, a host without the container's), and a plan or check
+ * against it would pass anything; commands that guard the stack call this
+ */
+rr_err rr_stack_require(const struct rr_stack *s, const struct rr_venv *v, rr_error *err) RR_WUR;
 struct rr_stack *rr_stack_free(struct rr_stack *s);
 
 #endif

@@ -33,6 +33,7 @@ enum {
 	OPT_BACKEND,
 	OPT_PRE,
 	OPT_TIMEOUT,
+	OPT_STACK,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +42,7 @@ static const struct option long_options[] = {
 	{"quiet", no_argument, NULL, 'q'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"venv", required_argument, NULL, OPT_VENV},
+	{"stack", required_argument, NULL, OPT_STACK},
 	{"format", required_argument, NULL, OPT_FORMAT},
 	{"policy", required_argument, NULL, OPT_POLICY},
 	{"protect", required_argument, NULL, OPT_PROTECT},
@@ -90,7 +92,10 @@ void rr_cli_usage(FILE *f)
 	      "  -V, --version              show the version and exit\n"
 	      "  -q, --quiet                only errors on stderr\n"
 	      "  -v, --verbose              explain more on stderr\n"
-	      "      --venv DIR             target venv (default $VIRTUAL_ENV, else /opt/venv)\n"
+	      "      --venv DIR             target venv (default $VIRTUAL_ENV, $CONDA_PREFIX,\n"
+	      "                             /opt/venv, /opt/conda)\n"
+	      "      --stack FILE           read the environment from a stack snapshot written\n"
+	      "                             by `inspect --format json` (plan, check, inspect)\n"
 	      "      --format text|json     output format (default text)\n"
 	      "      --policy FILE          extra policy rules (repeatable)\n"
 	      "      --protect NAME         protect an installed distribution (repeatable)\n"
@@ -191,6 +196,9 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 			break;
 		case OPT_VENV:
 			cli->venv = optarg;
+			break;
+		case OPT_STACK:
+			cli->stack = optarg;
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0)

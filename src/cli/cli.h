@@ -28,6 +28,7 @@ struct rr_cli {
 	char **inputs;
 	size_t ninputs;
 	const char *venv;
+	const char *stack; /* --stack FILE: a snapshot instead of a live venv */
 	enum rr_format format;
 	int verbosity; /* -1 quiet, 0 normal, 1+ verbose */
 	char **policies;

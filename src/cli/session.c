@@ -19,7 +19,10 @@ static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool wan
 	o->all_extras = cli->all_extras;
 	o->groups = (const char *const *)cli->groups;
 	o->ngroups = cli->ngroups;
+	o->command = cli->command;
 	o->venv = cli->venv;
+	o->stack_file = cli->stack;
+	o->needs_live_env = strcmp(cli->command, "verify") == 0 || strcmp(cli->command, "install") == 0;
 	o->sysroot = getenv("RR_SYSROOT");
 	o->policies = (const char *const *)cli->policies;
 	o->npolicies = cli->npolicies;

@@ -47,23 +47,40 @@ char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const
 	return NULL;
 }
 
-static const char *venv_path(const struct rr_flow_opts *o)
+/* the venv (--venv, $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda) or --stack FILE */
+static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_error *err)
 {
-	const char *v = o->venv;
+	struct rr_venv_opts vo = {0};
+	enum rr_venv_origin origin;
+	RR_AUTOFREE char *path = NULL;
+	RR_AUTOFREE char *abs = NULL;
+	rr_err rc;
 
-	if (!v || !*v)
-		v = env_of(o, "VIRTUAL_ENV");
-	if (!v)
-		v = "/opt/venv";
-	return v;
+	if (o->stack_file) {
+		if (o->venv)
+			return rr_fail(err, RR_E_USAGE, "--venv and --stack name two environments; "
+							"give one");
+		if (o->needs_live_env)
+			return rr_fail(err, RR_E_USAGE, "%s needs the live environment, not a stack "
+							"snapshot (--stack is for plan, check and inspect)",
+				       o->command ? o->command : "this command");
+		return rr_venv_load_snapshot(o->stack_file, ret, err);
+	}
+	vo.sysroot = o->sysroot;
+	rc = rr_venv_locate(o->venv, env_of(o, "VIRTUAL_ENV"), env_of(o, "CONDA_PREFIX"), vo.sysroot,
+			    &path, &origin, err);
+	if (rc)
+		return rc;
+	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
+	abs = realpath(path, NULL);
+	rc = rr_venv_load(abs ? abs : path, &vo, ret, err);
+	return rc ? RR_E_ENV : RR_OK;
 }
 
 rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error *err)
 {
 	struct rr_flow *f = rr_xcalloc(1, sizeof(*f));
-	struct rr_venv_opts vo = {0};
 	struct rr_input_sel sel = {0};
-	RR_AUTOFREE char *abs = NULL;
 	rr_err rc;
 
 	rc = rr_policy_load_default(&f->policy, err);
@@ -90,15 +107,13 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		if (rc)
 			goto fail;
 	}
-	vo.sysroot = o->sysroot;
-	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
-	abs = realpath(venv_path(o), NULL);
-	rc = rr_venv_load(abs ? abs : venv_path(o), &vo, &f->venv, err);
-	if (rc) {
-		rc = RR_E_ENV;
+	rc = load_env(o, &f->venv, err);
+	if (rc)
 		goto fail;
-	}
 	rc = rr_stack_compute(f->venv, f->policy, o->protect, o->nprotect, &f->stack, err);
+	/* plan, check and install guard a stack: one that protects nothing is no answer */
+	if (!rc && o->want_inputs)
+		rc = rr_stack_require(f->stack, f->venv, err);
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < f->venv->nwarnings; i++)

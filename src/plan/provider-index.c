@@ -408,7 +408,7 @@ struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 	ip->skip = skip;
 	ip->skip_ctx = skip_ctx;
 	rr_venv_marker_env(venv, &ip->env, ip->pybuf);
-	rr_target_host(&ip->target, venv->python_version);
+	rr_venv_target(venv, &ip->target);
 	return ip;
 }
 

@@ -378,6 +378,24 @@ const struct rr_protected *rr_stack_clash(const struct rr_stack *s, const struct
 	return NULL;
 }
 
+rr_err rr_stack_require(const struct rr_stack *s, const struct rr_venv *v, rr_error *err)
+{
+	if (s && s->n)
+		return RR_OK;
+	if (v && v->snapshot)
+		return rr_fail(err, RR_E_ENV,
+			       "nothing to protect in the stack snapshot '%s' (%zu distributions, "
+			       "no ROCm build among them); write it with `rocm-resolve inspect "
+			       "--format json` in the ROCm container",
+			       v->snapshot, v->ndists);
+	return rr_fail(err, RR_E_ENV,
+		       "nothing to protect in '%s' (%zu distributions, no ROCm build among them): "
+		       "it is not the ROCm environment; pass --venv DIR of the ROCm venv, activate "
+		       "it, or pass --stack FILE written by `rocm-resolve inspect --format json` in "
+		       "the container (--protect NAME protects a distribution by hand)",
+		       v ? v->root : "?", v ? v->ndists : 0);
+}
+
 struct rr_stack *rr_stack_free(struct rr_stack *s)
 {
 	if (!s)

@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/util.h"
 #include "rocm-resolve/venv.h"
 
@@ -27,6 +29,7 @@ struct loader {
 	/* the sites in scan order: [0] is the venv's own (when present) */
 	char *sites[RR_VENV_MAX_SITES];
 	struct site_id ids[RR_VENV_MAX_SITES];
+	bool bridged[RR_VENV_MAX_SITES]; /* reached through a .pth file */
 	size_t nsites;
 };
 
@@ -338,6 +341,7 @@ static void load_dist(struct loader *l, int sitefd, size_t site, const char *ent
 	d = &RR_PUSH(l->v->dists, l->v->ndists, l->cap_dists);
 	memset(d, 0, sizeof(*d));
 	d->egg_info = egg;
+	d->bridged = l->bridged[site];
 	d->site = rr_xstrdup(l->sites[site]);
 	d->path = join(l->sites[site], entry);
 
@@ -468,9 +472,19 @@ static void read_pth(struct loader *l, int sitefd, size_t site, const char *entr
 		path = t[0] == '/' ? in_sysroot(l, t) : join(l->sites[site], t);
 		if (!dir_has_dists(path))
 			continue;
-		if (add_site(l, path))
+		/* "site/../../../../rocm72/lib/..." is named as the directory it is */
+		{
+			char *real = realpath(path, NULL);
+			if (real) {
+				free(path);
+				path = real;
+			}
+		}
+		if (add_site(l, path)) {
+			l->bridged[l->nsites - 1] = true;
 			RR_PUSH(l->v->bridged_sites, l->v->nbridged_sites, l->cap_bridged) =
 				rr_xstrdup(path);
+		}
 	}
 }
 
@@ -636,6 +650,32 @@ static void read_pyvenv_cfg(struct loader *l)
 		l->v->python_version = RR_STEAL(version_info);
 	else if (version && *version)
 		l->v->python_version = RR_STEAL(version);
+}
+
+/*
+ * a conda environment has no pyvenv.cfg; its conda-meta/ names the interpreter
+ * package "python-3.10.14-h955ad1f_0.json" (name-version-build), which
+ * python-dateutil-2.9.0-... does not match: the version must start with a digit
+ */
+static void read_conda_meta(struct loader *l)
+{
+	RR_AUTOFREE char *meta = join(l->v->root, "conda-meta");
+	DIR *dir = opendir(meta);
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while (!l->v->python_version && (de = readdir(dir))) {
+		const char *ver = de->d_name + 7, *dash;
+		if (!rr_str_startswith(de->d_name, "python-") || !rr_str_endswith(de->d_name, ".json") ||
+		    *ver < '0' || *ver > '9')
+			continue;
+		dash = strchr(ver, '-');
+		if (dash && (size_t)(dash - ver) < 16 &&
+		    strspn(ver, "0123456789.") == (size_t)(dash - ver))
+			l->v->python_version = rr_xstrndup(ver, (size_t)(dash - ver));
+	}
+	closedir(dir);
 }
 
 /* parse `name = 'x'`, `name: Optional[str] = 'x'`, `name = None` */
@@ -827,6 +867,19 @@ static void sort_dists(struct loader *l)
 	v->ndists = n;
 }
 
+/* what makes a directory without site-packages an (empty or broken) environment */
+static bool marks_env(const char *root)
+{
+	static const char *const marks[] = {"pyvenv.cfg", "conda-meta", "bin/python", "bin/python3"};
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(marks); i++) {
+		RR_AUTOFREE char *p = join(root, marks[i]);
+		if (access(p, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr_venv **ret,
 		    rr_error *err)
 {
@@ -843,7 +896,21 @@ rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr
 	l.sysroot = opts ? opts->sysroot : NULL;
 	l.v->root = rr_xstrdup(root);
 	read_pyvenv_cfg(&l);
+	if (!l.v->python_version)
+		read_conda_meta(&l);
 	find_sites(&l);
+	if (!l.v->site_packages && !marks_env(l.v->root)) {
+		rr_fail(err, RR_E_ENV,
+			"'%s' is no Python environment: it holds no pyvenv.cfg, conda-meta, "
+			"bin/python or lib/python3.X/site-packages; pass --venv DIR of the venv or conda "
+			"environment, or --stack FILE written by `rocm-resolve inspect --format "
+			"json` in the container",
+			root);
+		for (size_t i = 0; i < l.nsites; i++)
+			free(l.sites[i]);
+		rr_venv_free(l.v);
+		return RR_E_ENV;
+	}
 	/* scan_site may append bridged sites found in .pth files */
 	for (size_t i = 0; i < l.nsites; i++)
 		scan_site(&l, i);
@@ -879,6 +946,140 @@ void rr_venv_marker_env(const struct rr_venv *v, struct rr_marker_env *env, char
 	rr_marker_env_init(env);
 	if (v && v->python_version)
 		rr_marker_env_set_python(env, v->python_version, pybuf);
+	for (size_t i = 0; v && i < RR_MVAR__MAX; i++)
+		if (v->markers[i] && i != RR_MVAR_EXTRA)
+			env->vars[i] = v->markers[i];
+}
+
+void rr_venv_target(const struct rr_venv *v, struct rr_target *t)
+{
+	unsigned ma = 0, mi = 0;
+
+	rr_target_host(t, v ? v->python_version : NULL);
+	if (!v || (!v->machine && !v->glibc))
+		return;
+	if (v->glibc)
+		sscanf(v->glibc, "%u.%u", &ma, &mi);
+	else
+		ma = t->glibc_major, mi = t->glibc_minor;
+	rr_target_init(t, v->python_version, v->machine ? v->machine : t->machine, ma, mi);
+}
+
+const char *rr_venv_origin_name(enum rr_venv_origin o)
+{
+	switch (o) {
+	case RR_VENV_FROM_OPTION:
+		return "--venv";
+	case RR_VENV_FROM_VIRTUAL_ENV:
+		return "$VIRTUAL_ENV";
+	case RR_VENV_FROM_CONDA_PREFIX:
+		return "$CONDA_PREFIX";
+	case RR_VENV_FROM_OPT_VENV:
+		return "/opt/venv";
+	case RR_VENV_FROM_OPT_CONDA:
+		return "/opt/conda";
+	}
+	return "?";
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* a torch distribution in <prefix>/lib/python3.X/site-packages */
+static bool holds_torch(const char *prefix)
+{
+	RR_AUTOFREE char *lib = join(prefix, "lib");
+	DIR *dir = opendir(lib);
+	struct dirent *de;
+	bool yes = false;
+
+	if (!dir)
+		return false;
+	while (!yes && (de = readdir(dir))) {
+		char xy[16];
+		RR_AUTOFREE char *sp = NULL;
+		DIR *sd;
+		struct dirent *e;
+		if (!is_python_dir(de->d_name, xy))
+			continue;
+		sp = rr_xasprintf("%s/%s/site-packages", lib, de->d_name);
+		sd = opendir(sp);
+		while (sd && !yes && (e = readdir(sd)))
+			yes = rr_str_startswith(e->d_name, "torch-") &&
+			      (rr_str_endswith(e->d_name, ".dist-info") ||
+			       rr_str_endswith(e->d_name, ".egg-info"));
+		if (sd)
+			closedir(sd);
+	}
+	closedir(dir);
+	return yes;
+}
+
+/*
+ * older rocm/pytorch images: the environment is /opt/conda itself or an env such as
+ * /opt/conda/envs/py_3.10 put first on PATH without activation: the first env (by
+ * name) whose site-packages holds torch, else the base
+ */
+static char *conda_root(const char *base)
+{
+	RR_AUTOFREE char *envs = join(base, "envs");
+	DIR *dir = opendir(envs);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	char *found = NULL;
+
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			RR_PUSH(names, n, cap) = rr_xstrdup(de->d_name);
+	if (dir)
+		closedir(dir);
+	rr_qsort(names, n, sizeof(*names), cmp_entry);
+	for (size_t i = 0; i < n; i++) {
+		RR_AUTOFREE char *p = join(envs, names[i]);
+		if (!found && holds_torch(p))
+			found = RR_STEAL(p);
+		free(names[i]);
+	}
+	free(names);
+	return found ? found : rr_xstrdup(base);
+}
+
+rr_err rr_venv_locate(const char *option, const char *virtual_env, const char *conda_prefix,
+		      const char *sysroot, char **ret_path, enum rr_venv_origin *ret_origin,
+		      rr_error *err)
+{
+	struct loader l = {.sysroot = sysroot};
+	RR_AUTOFREE char *opt_venv = in_sysroot(&l, "/opt/venv");
+	RR_AUTOFREE char *opt_conda = in_sysroot(&l, "/opt/conda");
+
+	if (option && *option) {
+		*ret_path = rr_xstrdup(option);
+		*ret_origin = RR_VENV_FROM_OPTION;
+	} else if (virtual_env && *virtual_env) {
+		*ret_path = rr_xstrdup(virtual_env);
+		*ret_origin = RR_VENV_FROM_VIRTUAL_ENV;
+	} else if (conda_prefix && *conda_prefix) {
+		*ret_path = rr_xstrdup(conda_prefix);
+		*ret_origin = RR_VENV_FROM_CONDA_PREFIX;
+	} else if (is_dir(opt_venv)) {
+		*ret_path = RR_STEAL(opt_venv);
+		*ret_origin = RR_VENV_FROM_OPT_VENV;
+	} else if (is_dir(opt_conda)) {
+		*ret_path = conda_root(opt_conda);
+		*ret_origin = RR_VENV_FROM_OPT_CONDA;
+	} else {
+		return rr_fail(err, RR_E_ENV,
+			       "no Python environment found: $VIRTUAL_ENV and $CONDA_PREFIX are "
+			       "unset and neither %s nor %s exists; pass --venv DIR, activate the "
+			       "venv, or pass --stack FILE written by `rocm-resolve inspect --format "
+			       "json` in the container",
+			       opt_venv, opt_conda);
+	}
+	return RR_OK;
 }
 
 struct rr_venv *rr_venv_free(struct rr_venv *v)
@@ -904,6 +1105,11 @@ struct rr_venv *rr_venv_free(struct rr_venv *v)
 	free(v->rocm_version);
 	free(v->rocm_path);
 	free(v->pip_constraint);
+	for (size_t i = 0; i < RR_MVAR__MAX; i++)
+		free(v->markers[i]);
+	free(v->machine);
+	free(v->glibc);
+	free(v->snapshot);
 	free(v);
 	return NULL;
 }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Stack snapshots: `inspect --format json` in the "container", `--stack FILE` on a "host".
+
+For each fixture environment:
+  - the inspect document is valid against data/inspect.schema.json (a small
+    structural checker below: type, const, pattern, required, properties,
+    additionalProperties, items - the keywords the schema uses; an unknown
+    keyword fails the test so the checker cannot silently skip one);
+  - inspect --stack FILE --format json prints the same document back (nothing is
+    lost or invented on the way);
+  - for every requirements file, `check` and `plan` (--no-index) give the same exit
+    status, stdout and stderr with --stack FILE and no venv, no RR_SYSROOT,
+    no ROCM_PATH, as with the live venv.
+Then the snapshot's failure modes: another schema, not JSON, a wrong type, --stack
+with verify/install or with --venv."""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+src = os.environ["RR_SRCDIR"]
+exe = os.path.join(os.environ["RR_BUILDDIR"], "src", "cli", "rocm-resolve")
+venvs = os.path.join(src, "fixtures", "venvs")
+
+# (fixture, sysroot or None)
+ENVS = [("rocm72", "sysroot-rocm72"), ("pytorch-rocm64", None), ("pytorch-rocm64", "sysroot-rocm64"),
+        ("bridged", "sysroot-rocm72"), ("clash", None), ("rocm-source", None),
+        ("sysroot-conda/opt/conda/envs/py_3.10", None)]
+INPUTS = (["demo/requirements.txt"] +
+          sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "fixtures/requirements/*"))) +
+          sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "tests/cli/inputs/*.txt"))))
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def base_env():
+    env = dict(os.environ)
+    for k in ("VIRTUAL_ENV", "CONDA_PREFIX", "RR_SYSROOT", "ROCM_PATH", "PIP_CONSTRAINT"):
+        env.pop(k, None)
+    return env
+
+
+def run(args, env, cwd=src):
+    r = subprocess.run([exe] + args, capture_output=True, env=env, cwd=cwd, timeout=60)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+KNOWN = {"$schema", "$id", "title", "description", "type", "const", "pattern", "required",
+         "properties", "additionalProperties", "items"}
+
+
+def validate(schema, doc, where="$"):
+    unknown = set(schema) - KNOWN
+    if unknown:
+        fail(f"schema checker does not know {sorted(unknown)} at {where}")
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        ok = any(isinstance(doc, TYPES[t]) and not (t != "boolean" and isinstance(doc, bool))
+                 for t in types)
+        if not ok:
+            fail(f"{where}: {doc!r} is not of type {types}")
+            return
+    if "const" in schema and doc != schema["const"]:
+        fail(f"{where}: {doc!r} is not {schema['const']!r}")
+    if "pattern" in schema and isinstance(doc, str) and not re.search(schema["pattern"], doc):
+        fail(f"{where}: {doc!r} does not match {schema['pattern']}")
+    if isinstance(doc, dict):
+        for k in schema.get("required", []):
+            if k not in doc:
+                fail(f"{where}: required '{k}' missing")
+        props = schema.get("properties", {})
+        for k, v in doc.items():
+            if k in props:
+                validate(props[k], v, f"{where}.{k}")
+            elif schema.get("additionalProperties") is False:
+                fail(f"{where}: '{k}' is not in the schema")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                validate(schema["additionalProperties"], v, f"{where}.{k}")
+    if isinstance(doc, list) and "items" in schema:
+        for i, v in enumerate(doc):
+            validate(schema["items"], v, f"{where}[{i}]")
+
+
+def main():
+    schema = json.load(open(os.path.join(src, "data", "inspect.schema.json")))
+    tmp = tempfile.mkdtemp(prefix="rr-snapshot-")
+    host = base_env()
+    host["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    ncompared = 0
+    for name, sysroot in ENVS:
+        container = dict(host)
+        if sysroot:
+            container["RR_SYSROOT"] = os.path.join(venvs, sysroot)
+        venv = os.path.join(venvs, name)
+        rc, out, err = run(["inspect", "--format", "json", "--venv", venv], container)
+        if rc != 0:
+            fail(f"inspect {name}: exit {rc}: {err}")
+            continue
+        doc = json.loads(out)
+        validate(schema, doc, f"{name}")
+        snap = os.path.join(tmp, f"{name.replace('/', '_')}-{sysroot}.json")
+        with open(snap, "w") as f:
+            f.write(out)
+        # read back on the "host", from another directory
+        rc2, out2, err2 = run(["inspect", "--format", "json", "--stack", snap], host, cwd=tmp)
+        if (rc2, out2) != (0, out):
+            fail(f"inspect --stack {name}: exit {rc2}, document differs: {err2}")
+        for inp in INPUTS:
+            for cmd in (["check"], ["plan"], ["plan", "--format", "json"]):
+                live = run(cmd + ["--no-index", "--venv", venv, inp], container)
+                snapped = run(cmd + ["--no-index", "--stack", snap, inp], host)
+                ncompared += 1
+                if live != snapped:
+                    fail(f"{' '.join(cmd)} {inp} on {name} (sysroot {sysroot}): live "
+                         f"{live[0]} vs snapshot {snapped[0]}\n--- live\n{live[1]}{live[2]}"
+                         f"--- snapshot\n{snapped[1]}{snapped[2]}")
+    # the round trip must reach the verdicts: at least one file breaks the stack
+    snap72 = os.path.join(tmp, "rocm72-sysroot-rocm72.json")
+    rc, _, _ = run(["check", "--no-index", "--stack", snap72, "demo/requirements.txt"], host)
+    if rc != 1:
+        fail(f"check --stack on the demo file: exit {rc}, expected 1 (it breaks the stack)")
+
+    # failure modes: a clear message, exit 2
+    doc = json.load(open(snap72))
+
+    def bad(mutate, expect, label):
+        d = json.loads(json.dumps(doc))
+        mutate(d)
+        p = os.path.join(tmp, "bad.json")
+        with open(p, "w") as f:
+            f.write(d if isinstance(d, str) else json.dumps(d))
+        rc, out, err = run(["check", "--no-index", "--stack", p, "demo/requirements.txt"], host)
+        if rc != 2 or expect not in err or out:
+            fail(f"{label}: exit {rc}, stderr {err!r}, expected exit 2 with '{expect}'")
+
+    bad(lambda d: d.update(schema=3), "has schema 3, newer than this rocm-resolve", "newer schema")
+    bad(lambda d: d.update(schema=1), "written by an older rocm-resolve", "older schema")
+    bad(lambda d: d.pop("schema"), "is no `rocm-resolve inspect --format json` document", "no schema")
+    bad(lambda d: d["distributions"][3].update(requires_dist="torch"),
+        "distributions[3].requires_dist must be an array of strings", "wrong type")
+    bad(lambda d: d["distributions"][0].update(name=None), "distributions[0].name must be a string",
+        "null name")
+    bad(lambda d: d["markers"].update(sys_platform=3), "markers.sys_platform must be a string",
+        "marker type")
+    bad(lambda d: d["distributions"].append(dict(d["distributions"][0])), "listed twice",
+        "duplicate dist")
+    p = os.path.join(tmp, "notjson.json")
+    with open(p, "w") as f:
+        f.write('{"schema": 2,\n  "venv": }\n')
+    rc, out, err = run(["check", "--no-index", "--stack", p, "demo/requirements.txt"], host)
+    if rc != 2 or f"{p}:2:" not in err or "not valid JSON" not in err:
+        fail(f"not JSON: exit {rc}, stderr {err!r}")
+    rc, out, err = run(["check", "--no-index", "--stack", os.path.join(tmp, "nonexistent.json"),
+                        "demo/requirements.txt"], host)
+    if rc != 2 or "cannot open stack snapshot" not in err:
+        fail(f"missing snapshot: exit {rc}, stderr {err!r}")
+    for cmd in ("verify", "install"):
+        args = [cmd, "--stack", snap72] + (["demo/requirements.txt"] if cmd == "install" else [])
+        rc, out, err = run(args, host)
+        if rc != 2 or "needs the live environment" not in err:
+            fail(f"{cmd} --stack: exit {rc}, stderr {err!r}")
+    rc, out, err = run(["check", "--stack", snap72, "--venv", os.path.join(venvs, "rocm72"),
+                        "demo/requirements.txt"], host)
+    if rc != 2 or "--venv and --stack" not in err:
+        fail(f"--stack with --venv: exit {rc}, stderr {err!r}")
+
+    print(f"{len(ENVS)} environments, {ncompared} live/snapshot comparisons")
+    if failures:
+        print(f"{len(failures)} failures")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
