@@ -71,6 +71,8 @@ void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3)
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
 /* write all of buf to stdout in one go; false when stdout failed (EPIPE, full disk) */
 bool rr_cli_write_stdout(const char *buf, size_t len);
+/* status, after leaving the fail-closed line on stdout when it is not a terminal */
+int rr_cli_fail_closed(const struct rr_cli *cli, int status);
 /* the same with termination signals held until the whole plan is written */
 bool rr_cli_write_plan(const char *buf, size_t len);
 

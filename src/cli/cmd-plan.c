@@ -23,15 +23,9 @@
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
 
-/* the line a failed run leaves on stdout; see the top of this file */
-#define FAIL_CLOSED_LINE "rocm-resolve failed, no plan: see its error above\n"
-
 static int fail_closed(const struct rr_cli *cli, int status)
 {
-	if (status > 0 && cli->format == RR_FORMAT_TEXT && !cli->lock &&
-	    strcmp(cli->command, "plan") == 0 && !isatty(STDOUT_FILENO))
-		rr_cli_write_stdout(FAIL_CLOSED_LINE, strlen(FAIL_CLOSED_LINE));
-	return status;
+	return strcmp(cli->command, "plan") == 0 ? rr_cli_fail_closed(cli, status) : status;
 }
 
 static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)

@@ -120,6 +120,20 @@ bool rr_cli_write_stdout(const char *buf, size_t len)
  * written (a reader that sees a plan sees all of it; the protected pins come
  * first in it as well), then take effect
  */
+/*
+ * a failed `plan` leaves one line on stdout that every installer rejects before
+ * it does anything, so `rocm-resolve ... | uv pip install -r -` fails too, with
+ * or without pipefail, and the installer's message names rocm-resolve
+ */
+int rr_cli_fail_closed(const struct rr_cli *cli, int status)
+{
+	static const char line[] = "rocm-resolve failed, no plan: see its error above\n";
+
+	if (status > 0 && cli->format == RR_FORMAT_TEXT && !cli->lock && !isatty(STDOUT_FILENO))
+		rr_cli_write_stdout(line, sizeof(line) - 1);
+	return status;
+}
+
 bool rr_cli_write_plan(const char *buf, size_t len)
 {
 	sigset_t block, old;
@@ -144,6 +158,8 @@ int main(int argc, char **argv)
 	/* a closed pipe is reported as a write error, not a silent death */
 	signal(SIGPIPE, SIG_IGN);
 	rc = rr_cli_parse(&cli, argc, argv);
+	if (rc > 0 && (!cli.command || strcmp(cli.command, "plan") == 0))
+		rc = rr_cli_fail_closed(&cli, rc); /* a plan was asked for: the pipe must fail too */
 	if (rc < 0) {
 		rc = RR_EXIT_INTERNAL;
 		for (size_t i = 0; i < RR_ARRAY_LEN(dispatch); i++)

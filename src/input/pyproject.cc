@@ -280,10 +280,19 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 		if (root.contains("project"))
 			return fail_node(c, RR_E_PARSE, *root.get("project"), err,
 					 "[project] must be a table");
-		rr_reqset_add_warning(c.set,
-				      "%s: no [project] table (poetry or build-system only?); no "
-				      "project dependencies read",
-				      c.path);
+		/* [dependency-groups] alone is a valid source (PEP 735); nothing at all is not */
+		if (!sel || !sel->ngroups) {
+			const toml::node *poetry = root.at_path("tool.poetry").node();
+			if (poetry)
+				return fail_node(c, RR_E_USAGE, *poetry, err,
+						 "no [project] table, only [tool.poetry] (Poetry's own "
+						 "format is not read): export a requirements file with "
+						 "`poetry export` and give that");
+			return rr_fail_at(err, RR_E_USAGE, c.path, 1, 1, nullptr,
+					  "no [project] table: no dependencies to read; give a "
+					  "requirements file instead, or --group NAME for "
+					  "[dependency-groups]");
+		}
 	} else {
 		if (const toml::node *nm = project->get("name"); nm && nm->is_string())
 			c.self_key = normalize(nm->as_string()->get());
@@ -316,8 +325,23 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 				if (rc)
 					return rc;
 			}
-		} else if (sel) {
+		} else if (sel && !sel->all_extras) {
 			for (size_t i = 0; i < sel->nextras; i++) {
+				/* an extra asked for on the command line that the project does not
+				 * define is a usage error, not a quiet empty set */
+				if (!is_dynamic(*project, "optional-dependencies") &&
+				    !(c.optdeps && find_normalized(*c.optdeps, normalize(sel->extras[i])))) {
+					std::string known;
+					if (c.optdeps)
+						for (const auto &kv : in_file_order(*c.optdeps))
+							known += (known.empty() ? "" : ", ") +
+								 std::string(kv.first->str());
+					return rr_fail_at(err, RR_E_USAGE, c.path, 0, 0, nullptr,
+							  "--extra '%s' is not defined in "
+							  "[project.optional-dependencies] (defined: %s)",
+							  sel->extras[i],
+							  known.empty() ? "none" : known.c_str());
+				}
 				rc = expand_extra(c, normalize(sel->extras[i]), "", *project, err);
 				if (rc)
 					return rc;
