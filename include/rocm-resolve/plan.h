@@ -124,6 +124,11 @@ struct rr_plan {
 	 * list keeps them out, so the plan says so */
 	char **excludes;
 	size_t nexcludes;
+	/* protected distributions reached through a .pth bridge (a project .venv over
+	 * /opt/venv): pip sees them, uv does not, so uv must be told to exclude them */
+	char **bridged;
+	size_t nbridged;
+	char *bridge_site; /* the first bridged site, for the header */
 	size_t counts[RR_ACT__MAX];
 };
 

@@ -79,6 +79,15 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 			    "distributions\n",
 		       p->counts[RR_ACT_KEEP], p->counts[RR_ACT_PIN],
 		       p->counts[RR_ACT_STRIP] + p->nstripped_options, p->nholds, p->npins);
+	if (p->nbridged) {
+		rr_strbuf_adds(out, "# bridged: ");
+		for (size_t i = 0; i < p->nbridged; i++)
+			rr_strbuf_addf(out, "%s%s", i ? ", " : "", p->bridged[i]);
+		rr_strbuf_addf(out, " come from %s through a .pth file; pip sees them there, uv does "
+				    "not: install with `rocm-resolve install` or give uv the "
+				    "--uv-excludes file\n",
+			       p->bridge_site ? p->bridge_site : "another site");
+	}
 	for (size_t i = 0; i < p->nexcludes; i++)
 		rr_strbuf_addf(out,
 			       "# WARNING: this plan needs %s kept out (it would overwrite a protected "
@@ -269,6 +278,12 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_add_json_str(out, p->excludes[i]);
 	}
+	rr_strbuf_adds(out, "],\"bridged\":[");
+	for (size_t i = 0; i < p->nbridged; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_add_json_str(out, p->bridged[i]);
+	}
 	rr_strbuf_adds(out, "],\"warnings\":[");
 	for (size_t i = 0; i < p->nwarnings; i++) {
 		if (i)
@@ -302,6 +317,9 @@ void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 	for (size_t i = 0; i < p->nexcludes; i++)
 		add_name_once(&seen, &n, &cap, p->excludes[i], out);
+	/* uv does not look through .pth files: it must not install what the bridge provides */
+	for (size_t i = 0; i < p->nbridged; i++)
+		add_name_once(&seen, &n, &cap, p->bridged[i], out);
 	free(seen);
 }
 

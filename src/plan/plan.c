@@ -374,6 +374,13 @@ static void add_pins(struct builder *b)
 		pin->why = rr_xstrdup(p->why);
 		pin->short_why = short_why(p->why);
 		pin->in_requirements = false;
+		if (p->dist && p->dist->bridged) {
+			b->plan->bridged = rr_xrealloc(b->plan->bridged,
+						       (b->plan->nbridged + 1) * sizeof(char *));
+			b->plan->bridged[b->plan->nbridged++] = rr_xstrdup(p->key);
+			if (!b->plan->bridge_site && p->dist->site)
+				b->plan->bridge_site = rr_xstrdup(p->dist->site);
+		}
 		for (size_t j = 0; j < b->plan->ndecisions; j++) {
 			const struct rr_decision *d = &b->plan->decisions[j];
 			if (d->action == RR_ACT_PIN && d->name && rr_name_eq(d->name, p->name) &&
@@ -651,6 +658,8 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	}
 	free(p->indexes);
 	free(p->unresolved);
+	free_strv(p->bridged, p->nbridged);
+	free(p->bridge_site);
 	free_strv(p->constraint_lines, p->nconstraint_lines);
 	free_strv(p->warnings, p->nwarnings);
 	free_strv(p->excludes, p->nexcludes);

@@ -167,6 +167,31 @@ def main():
             check("a project no index has: exit 3, named, fail-closed stdout",
                   r.returncode == 3 and "'reqeusts'" in r.stderr and r.stdout == FAIL_CLOSED, r.stdout + r.stderr)
 
+            # ---- a bridged project venv: a .pth file reaches the stack's site-packages
+            proj = os.path.join(work, "proj-venv")
+            subprocess.run([E.PY, "-m", "venv", proj], check=True, env=E.clean_env())
+            psite = E._site_packages(proj)[0]
+            with open(os.path.join(psite, "_rocm_stack.pth"), "w") as fh:
+                fh.write(E._site_packages(v72)[0] + "\n")
+            excl = os.path.join(work, "bridged-excludes.txt")
+            f = write("bridged.txt", "rr-parent\n")
+            r = rr(["-i", simple, "--uv-excludes", excl, f], venv=proj)
+            names = [l for l in open(excl).read().splitlines() if not l.startswith("#")] if r.returncode == 0 else []
+            check("bridged venv: the plan header names the bridge; --uv-excludes lists the bridged stack",
+                  r.returncode == 0 and "# bridged: " in r.stdout and {"torch", "triton"} <= set(names),
+                  r.stdout + r.stderr)
+            planf = write("bridged-plan.txt", r.stdout)
+            vu = E.uv_dry_run(uv, proj, simple, r.stdout, os.path.join(work, "uvc4"), extra=("--excludes", excl))
+            check("bridged venv: uv with the excludes installs rr-parent and leaves torch alone",
+                  vu.rc == 0 and "rr-parent" in vu.install and "torch" not in vu.install and not vu.uninstall,
+                  vu.log)
+            vp = E.pip_dry_run(proj, simple, r.stdout, work)
+            check("bridged venv: pip sees the bridged torch and installs no torch",
+                  vp.rc == 0 and "torch" not in vp.install and "rr-parent" in vp.install, vp.log)
+            vu = E.uv_dry_run(uv, proj, simple, r.stdout, os.path.join(work, "uvc5"))
+            check("bridged venv: uv without the excludes does not quietly install a torch (it fails)",
+                  "torch" not in vu.install, vu.log)
+
             # ---- every plan is a file both installers accept
             for text, venv in (("vllm==0.10.1\npsutil\n", v72), ("rr-held\nrr-parent\n", v72),
                                ("torchvision==0.19.1\n", v72), ("rr-tritondep\n", v64)):
