@@ -74,6 +74,8 @@ struct rr_plan_pin {
 	char *version;
 	char *why;	 /* every reason the stack gave */
 	char *short_why; /* the first one, for comments */
+	char *clash_group; /* the import package it shares ("triton"), or NULL */
+	char *bridge;	   /* the bridged site it is reached through, or NULL */
 	bool in_requirements; /* already pinned by a decision line: not repeated */
 };
 
@@ -97,7 +99,8 @@ struct rr_plan {
 	char *venv;
 	char *python;
 	char *rocm;
-	char *torch;
+	char *torch;	  /* "2.9.1+rocm... (hip ...)", for the header */
+	char *torch_version, *torch_hip, *torch_cuda; /* the same parts, for JSON */
 	char **inputs;
 	size_t ninputs;
 	char **option_lines; /* kept global options, in order */

@@ -208,18 +208,25 @@ static void json_plan_lines(const struct rr_plan *p, struct rr_strbuf *out)
 
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 {
-	rr_strbuf_adds(out, "{\"schema\":1,");
+	/* the same shapes as `inspect --format json` (data/inspect.schema.json): schema 2,
+	 * torch an object, protected entries with clash_group and bridge */
+	rr_strbuf_adds(out, "{\"schema\":2,");
 	rr_strbuf_add_json_kv(out, "venv", p->venv, true);
 	rr_strbuf_add_json_kv(out, "python", p->python, true);
 	rr_strbuf_add_json_kv(out, "rocm", p->rocm, true);
-	rr_strbuf_add_json_kv(out, "torch", p->torch, true);
-	rr_strbuf_adds(out, "\"protected\":[");
+	rr_strbuf_adds(out, "\"torch\":{");
+	rr_strbuf_add_json_kv(out, "version", p->torch_version, true);
+	rr_strbuf_add_json_kv(out, "hip", p->torch_hip, true);
+	rr_strbuf_add_json_kv(out, "cuda", p->torch_cuda, false);
+	rr_strbuf_adds(out, "},\"protected\":[");
 	for (size_t i = 0; i < p->npins; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
 		rr_strbuf_add_json_kv(out, "name", p->pins[i].name, true);
 		rr_strbuf_add_json_kv(out, "version", p->pins[i].version, true);
+		rr_strbuf_add_json_kv(out, "clash_group", p->pins[i].clash_group, true);
+		rr_strbuf_add_json_kv(out, "bridge", p->pins[i].bridge, true);
 		rr_strbuf_add_json_kv(out, "why", p->pins[i].why, false);
 		rr_strbuf_addch(out, '}');
 	}

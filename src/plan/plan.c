@@ -374,6 +374,9 @@ static void add_pins(struct builder *b)
 		pin->why = rr_xstrdup(p->why);
 		pin->short_why = short_why(p->why);
 		pin->in_requirements = false;
+		pin->clash_group = p->clash_group ? rr_xstrdup(p->clash_group) : NULL;
+		pin->bridge = p->dist && p->dist->bridged && p->dist->site ? rr_xstrdup(p->dist->site)
+									   : NULL;
 		if (p->dist && p->dist->bridged) {
 			b->plan->bridged = rr_xrealloc(b->plan->bridged,
 						       (b->plan->nbridged + 1) * sizeof(char *));
@@ -547,6 +550,9 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 		b.plan->torch = v->torch_hip ? rr_xasprintf("%s (hip %s)", v->torch_version,
 							    v->torch_hip)
 					     : rr_xstrdup(v->torch_version);
+	b.plan->torch_version = v->torch_version ? rr_xstrdup(v->torch_version) : NULL;
+	b.plan->torch_hip = v->torch_hip ? rr_xstrdup(v->torch_hip) : NULL;
+	b.plan->torch_cuda = v->torch_cuda ? rr_xstrdup(v->torch_cuda) : NULL;
 	b.plan->inputs = rr_xcalloc(rs->nfiles + 1, sizeof(char *));
 	for (size_t i = 0; i < rs->nfiles; i++)
 		b.plan->inputs[b.plan->ninputs++] = rr_xstrdup(rs->files[i]);
@@ -626,6 +632,9 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	free(p->python);
 	free(p->rocm);
 	free(p->torch);
+	free(p->torch_version);
+	free(p->torch_hip);
+	free(p->torch_cuda);
 	free_strv(p->inputs, p->ninputs);
 	free_strv(p->option_lines, p->noption_lines);
 	free_strv(p->stripped_options, p->nstripped_options);
@@ -643,6 +652,8 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(p->pins[i].version);
 		free(p->pins[i].why);
 		free(p->pins[i].short_why);
+		free(p->pins[i].clash_group);
+		free(p->pins[i].bridge);
 	}
 	free(p->pins);
 	for (size_t i = 0; i < p->nholds; i++) {
