@@ -73,6 +73,7 @@ struct rr_flow_opts {
 	/* the world to resolve against; NULL: the indexes, through the HTTP cache */
 	const struct rr_provider *provider;
 	const char *user_agent;
+	bool record; /* keep every answer of the world in f->world (--write-testcase) */
 };
 
 struct rr_flow {
@@ -91,6 +92,7 @@ struct rr_flow {
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 	size_t requests; /* HTTP transfers the resolution made */
+	char *world;	 /* with opts->record: the answers, as scenario "=Pkg:" lines */
 };
 
 /* steps 1-3; RR_E_USAGE for bad input, RR_E_ENV for the environment */

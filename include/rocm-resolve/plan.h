@@ -174,6 +174,12 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);
 void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out);
 /* the `check` report: one line per decision that breaks the stack */
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out);
+/*
+ * the outcome as scenario result lines (man/rocm-resolve-scenario.5): "plan LINE",
+ * "decision SOURCE ACTION REASON OUTPUT|-", "check breaks|intact", "check LINE",
+ * "exclude NAME"; the runner compares them, --write-testcase writes them
+ */
+void rr_plan_format_outcome(const struct rr_plan *p, struct rr_strbuf *out);
 struct rr_plan *rr_plan_free(struct rr_plan *p);
 
 #endif

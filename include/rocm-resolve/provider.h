@@ -67,8 +67,28 @@ rr_err rr_provider_mem_add_installed(struct rr_provider_mem *m, const char *name
 void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const char *req);
 void rr_provider_mem_set_requires_python(struct rr_provider_mem *m, size_t h, const char *spec);
 void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked);
+/* the release's dependencies are only known after a build (a dynamic sdist) */
+void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h, bool unknown);
+size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h);
 void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret);
 /* how many times the resolver asked for candidates / dependencies */
 size_t rr_provider_mem_calls(const struct rr_provider_mem *m);
+
+/*
+ * A recorder wraps another provider and remembers every answer it gave, so a
+ * real run can be replayed on the in-memory provider (--write-testcase):
+ *   struct rr_provider_record *r = rr_provider_record_new(&inner);
+ *   struct rr_provider p; rr_provider_record_get(r, &p);   ... resolve on p
+ *   rr_provider_record_format(r, &sb);   "=Pkg:/=Pyr:/=Ynk:/=Unk:/=Req:" world lines
+ *   r = rr_provider_record_free(r);
+ * Projects are written in the order they were first asked for; a release's
+ * requirements only when they were asked for.
+ */
+struct rr_provider_record;
+struct rr_strbuf;
+struct rr_provider_record *rr_provider_record_new(const struct rr_provider *inner);
+void rr_provider_record_get(struct rr_provider_record *r, struct rr_provider *ret);
+void rr_provider_record_format(const struct rr_provider_record *r, struct rr_strbuf *out);
+struct rr_provider_record *rr_provider_record_free(struct rr_provider_record *r);
 
 #endif

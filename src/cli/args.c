@@ -34,6 +34,7 @@ enum {
 	OPT_PRE,
 	OPT_TIMEOUT,
 	OPT_STACK,
+	OPT_WRITE_TESTCASE,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
 	{"backend", required_argument, NULL, OPT_BACKEND},
 	{"pre", no_argument, NULL, OPT_PRE},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"write-testcase", required_argument, NULL, OPT_WRITE_TESTCASE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -117,6 +119,8 @@ void rr_cli_usage(FILE *f)
 	      "      --backend auto|hip|cuda  GPU runtime used by verify (default auto)\n"
 	      "      --pre                  allow pre-releases\n"
 	      "      --timeout SECONDS      time limit per network request and verify stage\n"
+	      "      --write-testcase DIR   plan/check: also write the run as a scenario that\n"
+	      "                             rr-testcase replays offline (a bug report as a test)\n"
 	      "\n"
 	      "exit status: 0 ok, 1 the answer is no, 2 bad input or usage, 3 environment or\n"
 	      "index problem, 70 internal error. See rocm-resolve(1).\n",
@@ -268,6 +272,9 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 			break;
 		case OPT_PRE:
 			cli->pre = true;
+			break;
+		case OPT_WRITE_TESTCASE:
+			cli->write_testcase = optarg;
 			break;
 		case OPT_TIMEOUT:
 			cli->timeout_s = (int)strtol(optarg, &end, 10);

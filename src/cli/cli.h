@@ -52,6 +52,7 @@ struct rr_cli {
 	bool strict;
 	bool lock;
 	const char *uv_excludes;
+	const char *write_testcase; /* --write-testcase DIR */
 	const char *installer;
 	const char *backend;
 	bool pre;

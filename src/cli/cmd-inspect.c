@@ -37,7 +37,7 @@ static void bool_json(struct rr_strbuf *out, const char *k, bool v, bool comma)
  * rr_venv_load_snapshot needs to give the same struct rr_venv back, one
  * distribution a line so a committed snapshot diffs well
  */
-static void inspect_json(const struct rr_session *s, struct rr_strbuf *out)
+void rr_cli_inspect_json(const struct rr_session *s, struct rr_strbuf *out)
 {
 	const struct rr_venv *v = s->venv;
 	const struct rr_stack *st = s->stack;
@@ -178,7 +178,7 @@ int cmd_inspect(struct rr_cli *cli)
 	if (status >= 0)
 		return status;
 	if (cli->format == RR_FORMAT_JSON)
-		inspect_json(&s, &out);
+		rr_cli_inspect_json(&s, &out);
 	else
 		inspect_text(&s, &out);
 	rr_session_close(&s);

@@ -87,6 +87,8 @@ static int with_plan(struct rr_cli *cli,
 		return fail_closed(cli, status);
 	rr_session_warnings(&s, cli);
 	status = rr_cli_build_plan(cli, &s, &res, &plan);
+	if (status < 0 && cli->write_testcase)
+		status = rr_cli_write_testcase(cli, &s, plan);
 	if (status < 0)
 		status = report(cli, plan, &res);
 	rr_plan_free(plan);

@@ -5,6 +5,7 @@
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/resolution.h"
+#include "rocm-resolve/strbuf.h"
 
 /* one run of the library's pipeline (struct rr_flow) with the CLI's options */
 struct rr_session {
@@ -30,5 +31,11 @@ struct rr_plan;
  */
 int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
 		      struct rr_plan **ret);
+
+/* the stack snapshot: inspect --format json, which --stack reads back */
+void rr_cli_inspect_json(const struct rr_session *s, struct rr_strbuf *out);
+/* --write-testcase DIR: the run as a scenario the runner replays; -1 on success */
+int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
+			  const struct rr_plan *plan);
 
 #endif

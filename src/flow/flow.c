@@ -269,6 +269,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	struct rr_index_client *client = NULL;
 	struct rr_index_provider *ip = NULL;
 	struct rr_provider prov;
+	struct rr_provider_record *rec = NULL;
 	struct rr_transitive_input in = {0};
 	rr_err rc = RR_OK;
 
@@ -290,6 +291,10 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		ip = rr_index_provider_new(client, f->venv, skip_cb, f);
 		rr_index_provider_get(ip, &prov);
 		in.file_of = index_file_of;
+	}
+	if (o->record) {
+		rec = rr_provider_record_new(&prov);
+		rr_provider_record_get(rec, &prov);
 	}
 	in.reqs = &f->reqs;
 	in.resolvable = resolvable;
@@ -316,6 +321,12 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 			err->code = rc;
 	}
 	f->requests = client ? rr_index_client_requests(client) : 0;
+	if (rec) {
+		struct rr_strbuf w = RR_STRBUF_INIT;
+		rr_provider_record_format(rec, &w);
+		f->world = rr_strbuf_detach(&w, NULL);
+		rr_provider_record_free(rec);
+	}
 	rr_index_provider_free(ip);
 	rr_index_client_free(client);
 	return rc;
@@ -398,6 +409,7 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 		free(f->warnings[i]);
 	free(f->warnings);
 	free(f->cache_dir);
+	free(f->world);
 	f->stack = rr_stack_free(f->stack);
 	f->venv = rr_venv_free(f->venv);
 	if (f->have_reqs)

@@ -150,7 +150,7 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addch(out, ')');
 		} else if (d->reason == RR_WHY_DEPS_UNKNOWN) {
 			rr_strbuf_adds(out, "  # unknown: ");
-			add_comment_text(out, d->why, 160);
+			add_comment_text(out, d->why, 240);
 		}
 		rr_strbuf_addch(out, '\n');
 	}
@@ -177,7 +177,8 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			add_comment_text(out, d->requirement, 80);
 			rr_strbuf_addf(out, "  (%s: ", d->source);
 			RR_AUTOFREE char *cause = first_line(d->why);
-			add_comment_text(out, cause, 200);
+			/* one sentence, uncut: it names paths, whose length is not ours to cap */
+			add_comment_text(out, cause, 0);
 			rr_strbuf_adds(out, ")\n");
 		}
 	}
@@ -399,4 +400,39 @@ void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *re
 			rr_strbuf_addf(out, " \\\n    --hash=sha256:%s", l->sha256);
 		rr_strbuf_addch(out, '\n');
 	}
+}
+
+/* each line of text, prefixed */
+static void add_prefixed(struct rr_strbuf *out, const char *prefix, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		rr_strbuf_addf(out, "%s %.*s\n", prefix, (int)n, p);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+void rr_plan_format_outcome(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf chk = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf excl = RR_STRBUF_INIT;
+
+	rr_plan_format_text(p, &text);
+	add_prefixed(out, "plan", text.buf);
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		rr_strbuf_addf(out, "decision %s %s %s %s\n", d->source,
+			       rr_action_to_string(d->action), rr_reason_to_string(d->reason),
+			       d->output ? d->output : "-");
+	}
+	rr_strbuf_addf(out, "check %s\n", rr_plan_breaks_stack(p) ? "breaks" : "intact");
+	rr_plan_format_check(p, &chk);
+	add_prefixed(out, "check", chk.buf);
+	rr_plan_format_excludes(p, &excl);
+	add_prefixed(out, "exclude", excl.buf);
 }

@@ -242,7 +242,9 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		}
 		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
-		       rr_xasprintf("protected: %s", why));
+		       satisfied ? rr_xasprintf("protected: %s", why)
+				 : rr_xasprintf("would replace the protected %s %s (%s)", prot->name,
+						prot->version, why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
 						    "%s; pinned to the installed build",
@@ -286,13 +288,12 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 	if (r && r->deps_unknown) {
 		family = rr_policy_match_gpu_family(in->policy, it->req.key);
 		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
-		       family ? rr_xasprintf("its dependencies are only known after a build, and "
-					     "its build needs torch (%s): unknown whether it keeps "
-					     "the stack; build it with `--no-build-isolation` "
-					     "against the installed torch, or use a ROCm wheel",
+		       family ? rr_xasprintf("dependencies unknown until it is built, and its build "
+					     "needs torch: build it with --no-build-isolation against "
+					     "the installed torch, or use a ROCm wheel (%s)",
 					     family)
-			      : rr_xstrdup("its dependencies are only known after a build: unknown "
-					   "whether they keep the stack"));
+			      : rr_xstrdup("dependencies unknown until it is built: not checked "
+					   "against the stack"));
 		return;
 	}
 	decide(d, RR_ACT_KEEP, RR_WHY_OK, keep_line(it),

@@ -165,6 +165,19 @@ void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked
 	handle(m, h, NULL)->yanked = yanked;
 }
 
+void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h, bool unknown)
+{
+	handle(m, h, NULL)->deps_unknown = unknown;
+}
+
+size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h)
+{
+	struct mem_rel *rel;
+
+	handle(m, h, &rel);
+	return rel->nrequires;
+}
+
 static rr_err mem_candidates(void *ctx, const char *key, const struct rr_candidate **ret,
 			     size_t *n, rr_error *err)
 {

@@ -192,6 +192,32 @@ def main():
             check("bridged venv: uv without the excludes does not quietly install a torch (it fails)",
                   "torch" not in vu.install, vu.log)
 
+            # ---- --write-testcase: a real run replays offline on the in-memory world
+            runner = os.path.join(E.BUILD, "tests", "runner", "rr-testcase")
+            cons = write("cons.txt", "urllib3<3\n")
+            cases = [("rr-parent\nrequests\n-c cons.txt\n", v72, []),
+                     ("vllm==0.10.1\npsutil\ntransformers\n", v72, []),
+                     ("rr-tritondep\nrr-held\n", v64, ["--uv-excludes", os.path.join(work, "x.txt")]),
+                     (open(os.path.join(E.SRC, "demo", "requirements.txt")).read()
+                      .replace("-r more-requirements.txt", "").replace("-c constraints.txt", ""), v72, [])]
+            for k, (text, venv, extra) in enumerate(cases):
+                f = write(f"tc{k}.txt", text)
+                tdir = os.path.join(work, f"testcase{k}")
+                r = rr(["-i", simple, "--write-testcase", tdir, *extra, f], venv=venv)
+                rp = subprocess.run([runner, os.path.join(tdir, "case.t")], capture_output=True, text=True,
+                                    timeout=120) if r.returncode == 0 else None
+                check(f"--write-testcase {k}: the run replays offline with the same plan, decisions and check",
+                      rp is not None and rp.returncode == 0 and "1 passed" in rp.stdout,
+                      r.stderr + (rp.stdout if rp else ""))
+            # the replay can fail: a changed world changes the outcome
+            case_t = os.path.join(work, "testcase0", "case.t")
+            t = open(case_t).read().replace("=Req: torch==2.8.0", "=Req: torch>=2.0")
+            open(case_t, "w").write(t)
+            rp = subprocess.run([runner, case_t], capture_output=True, text=True, timeout=120)
+            check("a replayed testcase fails when the world no longer holds rr-held back",
+                  rp.returncode == 1 and "rr-held==1.0" in rp.stdout, rp.stdout)
+            cons = None
+
             # ---- every plan is a file both installers accept
             for text, venv in (("vllm==0.10.1\npsutil\n", v72), ("rr-held\nrr-parent\n", v72),
                                ("torchvision==0.19.1\n", v72), ("rr-tritondep\n", v64)):

@@ -9,12 +9,16 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/flow.h"
+#include "rocm-resolve/plan.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/provider.h"
@@ -22,6 +26,7 @@
 #include "rocm-resolve/resolve.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
+#include "rocm-resolve/venv.h"
 
 struct strv {
 	char **v;
@@ -57,6 +62,8 @@ struct question {
 	bool have_result;
 	bool allow_pre;
 	bool each;
+	struct strv inputs;  /* pipeline: files written for this question */
+	struct strv options; /* pipeline: command-line words */
 	unsigned line; /* where the question starts, for messages */
 };
 
@@ -74,6 +81,8 @@ struct scenario {
 	size_t world_forbid;
 	size_t world_clash;
 	bool seen_require;
+	char *stack;	/* pipeline mode: the stack snapshot the flow runs on */
+	char *tmpdir;	/* pipeline mode: inputs and the cache live here */
 	struct question q;
 	int nq;
 	int failed;
@@ -87,6 +96,8 @@ static void q_reset(struct question *q)
 	strv_clear(&q->constraints);
 	strv_clear(&q->expect);
 	strv_clear(&q->classes);
+	strv_clear(&q->inputs);
+	strv_clear(&q->options);
 	q->have_result = false;
 	q->allow_pre = false;
 	q->each = false;
@@ -101,6 +112,16 @@ static bool class_on(const struct question *q, const char *line)
 
 	if (!strncmp(line, "install", w) || !strncmp(line, "keep", w) || !strncmp(line, "drop", w))
 		cls = "solution";
+	else if (!strncmp(line, "plan", w))
+		cls = "plan";
+	else if (!strncmp(line, "decision", w))
+		cls = "decisions";
+	else if (!strncmp(line, "check", w))
+		cls = "check";
+	else if (!strncmp(line, "exclude", w))
+		cls = "excludes";
+	else if (!strncmp(line, "error", w))
+		return true;
 	else
 		cls = "problem";
 	if (!q->have_result)
@@ -154,6 +175,146 @@ static void solution_lines(const struct rr_solution *sol, const struct rr_requir
 	}
 }
 
+/* ---- the whole pipeline (stack, input, option) ------------------------- */
+
+static const char *no_env(const char *name)
+{
+	(void)name;
+	return NULL; /* scenarios are hermetic: no index or cache from the environment */
+}
+
+/* text with the scenario's temporary directory shown as @DIR@ */
+static char *stable(const struct scenario *sc, const char *text)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	size_t n = strlen(sc->tmpdir);
+	const char *p = text;
+	const char *hit;
+
+	while ((hit = strstr(p, sc->tmpdir))) {
+		rr_strbuf_add(&sb, p, (size_t)(hit - p));
+		rr_strbuf_adds(&sb, "@DIR@");
+		p = hit + n;
+	}
+	rr_strbuf_adds(&sb, p);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+static void push_lines(const struct scenario *sc, struct strv *out, const char *prefix,
+		       const char *text)
+{
+	RR_AUTOFREE char *t = stable(sc, text);
+	const char *p = t;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		strv_push(out, rr_xasprintf("%s %.*s", prefix, (int)n, p));
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+static rr_err pipeline_options(const struct question *q, struct rr_flow_opts *o, struct strv *keep,
+			       rr_error *err)
+{
+	for (size_t i = 0; i < q->options.n; i++) {
+		const char *w = q->options.v[i];
+		const char *arg = i + 1 < q->options.n ? q->options.v[i + 1] : NULL;
+		const char ***list = NULL;
+		size_t *count = NULL;
+		if (!strcmp(w, "--pre"))
+			o->pre = true;
+		else if (!strcmp(w, "--uv-excludes"))
+			o->allow_excludes = true;
+		else if (!strcmp(w, "--no-index"))
+			o->no_index = true;
+		else if (!strcmp(w, "--extra") && arg) {
+			list = (const char ***)&o->extras;
+			count = &o->nextras;
+		} else if (!strcmp(w, "--group") && arg) {
+			list = (const char ***)&o->groups;
+			count = &o->ngroups;
+		} else if (!strcmp(w, "--protect") && arg) {
+			list = (const char ***)&o->protect;
+			count = &o->nprotect;
+		} else if (!strcmp(w, "--extra-index-url") && arg) {
+			list = (const char ***)&o->extra_index_urls;
+			count = &o->nextra_index_urls;
+		} else if (!strcmp(w, "--index-url") && arg) {
+			o->index_url = arg;
+			i++;
+		} else
+			return rr_fail(err, RR_E_PARSE, "option: unknown or incomplete '%s'", w);
+		if (list) {
+			*list = rr_xrealloc((void *)*list, (*count + 1) * sizeof(char *));
+			(*list)[(*count)++] = arg;
+			i++;
+		}
+	}
+	(void)keep;
+	return RR_OK;
+}
+
+static void run_pipeline(struct scenario *sc, struct strv *actual)
+{
+	struct question *q = &sc->q;
+	struct rr_flow_opts o = {0};
+	struct rr_flow *f = NULL;
+	struct rr_provider prov;
+	rr_error err = RR_ERROR_INIT;
+	RR_AUTOFREE char *cache = rr_xasprintf("%s/cache", sc->tmpdir);
+	rr_err rc;
+
+	o.inputs = (const char *const *)q->inputs.v;
+	o.ninputs = q->inputs.n;
+	o.want_inputs = true;
+	o.stack_file = sc->stack;
+	o.cache_dir = cache;
+	o.getenv_fn = no_env;
+	rr_provider_mem_get(sc->mem, &prov);
+	o.provider = &prov;
+	rc = pipeline_options(q, &o, NULL, &err);
+	if (!rc)
+		rc = rr_flow_open(&o, &f, &err);
+	/* the environment's distributions are candidates too, as the index provider offers them */
+	for (size_t i = 0; !rc && i < f->venv->ndists; i++) {
+		const struct rr_dist *d = &f->venv->dists[i];
+		size_t h;
+		if (!d->version_ok || rr_provider_mem_add(sc->mem, d->name, d->version_text, &h, NULL))
+			continue;
+		if (!rr_provider_mem_nrequires(sc->mem, h))
+			for (size_t k = 0; k < d->meta.nrequires_dist; k++)
+				rr_provider_mem_add_requires(sc->mem, h, d->meta.requires_dist[k]);
+		rc = rr_provider_mem_add_installed(sc->mem, d->name, d->version_text, &err);
+	}
+	if (!rc)
+		rc = rr_flow_plan(f, &o, &err);
+	if (rc) {
+		RR_AUTO_STRBUF struct rr_strbuf e = RR_STRBUF_INIT;
+		rr_error_format(&err, &e);
+		push_lines(sc, actual, "error", e.buf);
+	} else {
+		RR_AUTO_STRBUF struct rr_strbuf outcome = RR_STRBUF_INIT;
+		RR_AUTOFREE char *t = NULL;
+		rr_plan_format_outcome(f->plan, &outcome);
+		t = stable(sc, outcome.buf);
+		for (const char *p = t; *p;) {
+			size_t n = strcspn(p, "\n");
+			strv_push(actual, rr_xstrndup(p, n));
+			p += n;
+			if (*p)
+				p++;
+		}
+	}
+	free((void *)o.extras);
+	free((void *)o.groups);
+	free((void *)o.protect);
+	free((void *)o.extra_index_urls);
+	rr_flow_free(f);
+	rr_error_release(&err);
+}
+
 static int run_question(struct scenario *sc, struct rr_strbuf *report)
 {
 	struct question *q = &sc->q;
@@ -178,6 +339,10 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 	rr_err rc = RR_OK;
 
 	memset(&rq, 0, sizeof(rq));
+	if (sc->stack) {
+		run_pipeline(sc, &actual);
+		goto compare;
+	}
 	for (size_t i = 0; i < q->reqs.n && !rc; i++) {
 		const char *line = q->reqs.v[i];
 		if (!*line || *line == '#')
@@ -268,6 +433,7 @@ static int run_question(struct scenario *sc, struct rr_strbuf *report)
 			rc = RR_OK;
 		}
 	}
+compare:
 	if (rc) {
 		rcode = 1;
 	} else if (sc->print) {
@@ -450,6 +616,27 @@ static rr_err load_index(struct scenario *sc, const struct strv *data, rr_error 
 			rr_provider_mem_set_requires_python(sc->mem, h, val);
 		else if (!strncmp(line, "=Ynk:", 5))
 			rr_provider_mem_set_yanked(sc->mem, h, true);
+		else if (!strncmp(line, "=Unk:", 5))
+			rr_provider_mem_set_deps_unknown(sc->mem, h, true);
+		else if (!strncmp(line, "=Ins:", 5)) {
+			RR_AUTOFREE char *copy = NULL;
+			/* the installed release: the record above, flagged */
+			const char *last = NULL;
+			for (size_t k = i; k-- > 0;)
+				if (!strncmp(data->v[k], "=Pkg:", 5)) {
+					last = data->v[k] + 5;
+					break;
+				}
+			copy = rr_xstrdup(last ? last : "");
+			char *q = copy;
+			char *name = next_word(&q);
+			char *ver = next_word(&q);
+			if (name && ver) {
+				rc = rr_provider_mem_add_installed(sc->mem, name, ver, err);
+				if (rc)
+					return rc;
+			}
+		}
 		else if (strncmp(line, "=Whl:", 5) && strncmp(line, "=Url:", 5))
 			return rr_fail(err, RR_E_PARSE, "index record %zu: unknown tag '%.5s'",
 				       i + 1, line);
@@ -520,6 +707,15 @@ static void word_pairs(struct strv *out, char *args, size_t stride)
 	strv_push(out, rr_xstrdup(rest));
 }
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
 static int run_file(const char *path, bool print, bool verbose, bool *skipped)
 {
 	struct scenario sc;
@@ -555,7 +751,7 @@ static int run_file(const char *path, bool print, bool verbose, bool *skipped)
 		if (!cmd || cmd[0] == '#')
 			continue;
 		if (!strcmp(cmd, "next")) {
-			if (sc.q.reqs.n || sc.q.have_result) {
+			if (sc.q.reqs.n || sc.q.inputs.n || sc.q.have_result) {
 				failed |= run_question(&sc, &report);
 				sc.nq++;
 			}
@@ -619,6 +815,55 @@ static int run_file(const char *path, bool print, bool verbose, bool *skipped)
 				break;
 			}
 			rc = block(&sc, &l, &i, src, req ? &sc.q.reqs : &sc.q.constraints, &err);
+		} else if (!strcmp(cmd, "stack")) {
+			char *src = next_word(&p);
+			if (!src) {
+				rc = rr_fail(&err, RR_E_PARSE, "stack: expected a snapshot path");
+				break;
+			}
+			free(sc.stack);
+			sc.stack = src[0] == '/' ? rr_xstrdup(src) : rr_xasprintf("%s/%s", sc.dir, src);
+			if (!sc.tmpdir) {
+				char tmpl[] = "/tmp/rr-testcase-XXXXXX";
+				if (!mkdtemp(tmpl)) {
+					rc = rr_fail(&err, RR_E_ENV, "cannot make a temporary directory");
+					break;
+				}
+				sc.tmpdir = rr_xstrdup(tmpl);
+			}
+		} else if (!strcmp(cmd, "input") || !strcmp(cmd, "file")) {
+			/* input: a file given to the pipeline; file: one it reaches by -r / -c */
+			bool given = !strcmp(cmd, "input");
+			char *name = next_word(&p);
+			char *src = next_word(&p);
+			struct strv data = {NULL, 0, 0};
+			RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+			if (!name || !src || !sc.tmpdir || strchr(name, '/')) {
+				rc = rr_fail(&err, RR_E_PARSE, "input: expected 'input NAME <inline>|PATH' "
+							       "after 'stack'");
+				break;
+			}
+			rc = block(&sc, &l, &i, src, &data, &err);
+			for (size_t k = 0; !rc && k < data.n; k++)
+				rr_strbuf_addf(&text, "%s\n", data.v[k]);
+			strv_release(&data);
+			if (!rc) {
+				char *ipath = rr_xasprintf("%s/%s", sc.tmpdir, name);
+				FILE *fh = fopen(ipath, "w");
+				if (!fh || fputs(text.buf, fh) == EOF || fclose(fh)) {
+					rc = rr_fail(&err, RR_E_IO, "cannot write '%s'", ipath);
+					free(ipath);
+					break;
+				}
+				if (given)
+					strv_push(&sc.q.inputs, ipath);
+				else
+					free(ipath);
+			}
+		} else if (!strcmp(cmd, "option")) {
+			char *w;
+			while ((w = next_word(&p)))
+				strv_push(&sc.q.options, rr_xstrdup(w));
 		} else if (!strcmp(cmd, "fixed")) {
 			word_pairs(&sc.fixed, p, 3);
 		} else if (!strcmp(cmd, "forbid")) {
@@ -688,6 +933,12 @@ static int run_file(const char *path, bool print, bool verbose, bool *skipped)
 	strv_release(&sc.forbid);
 	strv_release(&sc.clash);
 	rr_provider_mem_free(sc.mem);
+	strv_release(&sc.q.inputs);
+	strv_release(&sc.q.options);
+	if (sc.tmpdir)
+		nftw(sc.tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(sc.tmpdir);
+	free(sc.stack);
 	free(sc.dir);
 	return failed;
 }
