@@ -15,6 +15,7 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$1
 whl=${2:-}
+[ -z "$whl" ] || whl=$(realpath "$whl")
 fails=0
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

@@ -14,6 +14,7 @@ set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$1
 whl=${2:-}
+[ -z "$whl" ] || whl=$(realpath "$whl")
 built=${3:-}
 [ -z "$built" ] || built=$(realpath "$built")
 py=${RR_TEST_PYTHON:-python3}
@@ -114,6 +115,37 @@ check "check torch==2.4.0 exits 1 through the console script (rc=$rc)" test $rc 
 envrun rocm-resolve --no-such-option >/dev/null 2>&1
 rc=$?
 check "a usage error exits 2 through the console script (rc=$rc)" test $rc = 2
+
+# the devcontainer Feature's install.sh (run here outside a container, into WORKDIR)
+ex=$src/examples/devcontainer
+check "devcontainer-feature.json: id rocm-resolve, options version, wheel, prefix" \
+	"$py" -c 'import json,sys; f=json.load(open(sys.argv[1])); assert f["id"]=="rocm-resolve", f
+assert set(f["options"])=={"version","wheel","prefix"}, f["options"]' "$ex/rocm-resolve/devcontainer-feature.json"
+check "devcontainer.json uses the Feature and installs requirements.txt after create" \
+	"$py" -c 'import json,re,sys; t=re.sub(r"(?m)^\s*//.*$", "", open(sys.argv[1]).read()); d=json.loads(t)
+assert "./rocm-resolve" in d["features"], d
+assert d["postCreateCommand"]=="rocm-resolve install requirements.txt", d' "$ex/devcontainer.json"
+feat=$work/feature
+mkdir -p "$feat"
+cp -r "$ex/rocm-resolve" "$feat/src"
+cp "$whl" "$feat/src/"
+# no WHEEL option: the wheel next to install.sh, offline
+if env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
+	sh "$feat/src/install.sh" >"$feat/log" 2>&1; then
+	out=$(envrun "$feat/bin/rocm-resolve" --version 2>&1)
+	check "the Feature installs the wheel next to install.sh and links the command" \
+		test "$out" = "rocm-resolve $version"
+	check "... and the man page" test -s "$feat/man/man1/rocm-resolve.1"
+else
+	cat "$feat/log"
+	bad "the Feature's install.sh with the wheel next to it"
+fi
+rm "$feat/src/"rocm_resolve-*.whl
+env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix2" BINDIR="$feat/bin2" MANDIR="$feat/man2" \
+	sh "$feat/src/install.sh" >"$feat/log" 2>&1
+rc=$?
+check "no wheel and no PyPI: the Feature fails (rc=$rc) saying how to build one" \
+	bash -c '[ $1 != 0 ] && grep -q "hint: .*bootstrap wheel" "$0"' "$feat/log" $rc
 
 # uv's ways in, offline, in throwaway tool and cache dirs
 if command -v uv >/dev/null 2>&1; then
