@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 rm -rf "$work/raw"
 mkdir -p "$out"
 python -m pip wheel --no-build-isolation --no-deps --no-index -q -w "$work/raw" . \
-	-Cbuild-dir="$work/meson"
+	--config-settings=build-dir="$work/meson"
 raw=$(ls "$work"/raw/rocm_resolve-*.whl)
 # meson-python tags a wheel with anything in site-packages cpXY-cpXY; the console
 # script runs on any Python 3, so one wheel serves every interpreter
