@@ -43,6 +43,7 @@ rr_err rr_archive_load(rr_error *err)
 		return RR_OK;
 	return rr_fail(err, RR_E_ENV,
 		       "cannot load " RR_LIBARCHIVE_SONAME
-		       " (needed to read metadata out of wheels and sdists): %s",
+		       " (needed to read metadata out of wheels and sdists): %s; "
+		       "install " RR_LIBARCHIVE_PACKAGES,
 		       why);
 }

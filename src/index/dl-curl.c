@@ -47,6 +47,7 @@ rr_err rr_curl_load(rr_error *err)
 	if (loaded)
 		return RR_OK;
 	return rr_fail(err, RR_E_ENV,
-		       "cannot load " RR_LIBCURL_SONAME " (needed to talk to the package index): %s",
+		       "cannot load " RR_LIBCURL_SONAME " (needed to talk to the package index): %s; "
+		       "install " RR_LIBCURL_PACKAGES,
 		       why);
 }

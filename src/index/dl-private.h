@@ -32,6 +32,13 @@
 /* the sonames we bind to: the ABI the headers at build time describe */
 #define RR_LIBCURL_SONAME "libcurl.so.4"
 #define RR_LIBARCHIVE_SONAME "libarchive.so.13"
+/* what to install when they are missing: the wheel does not bundle them (their
+ * dependency closure is ~39 libraries, ~49 MiB, TLS and Kerberos included, that
+ * would never get the distribution's security updates); Ubuntu 24.04's t64
+ * packages provide these names */
+#define RR_LIBCURL_PACKAGES "libcurl4 (Debian, Ubuntu: apt-get install libcurl4) or libcurl (Fedora, RHEL)"
+#define RR_LIBARCHIVE_PACKAGES                                                                     \
+	"libarchive13 (Debian, Ubuntu: apt-get install libarchive13) or libarchive (Fedora, RHEL)"
 
 #define RR_CURL_SYMBOLS(X)                                                                         \
 	X(global_init)                                                                             \

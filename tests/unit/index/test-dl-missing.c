@@ -59,6 +59,8 @@ static void test_curl_missing(void **state)
 	assert_non_null(strstr(err.msg, "package index"));
 	/* dlerror()'s text, naming the file it tried */
 	assert_non_null(strstr(err.msg, "libcurl.so.4: "));
+	/* and what to install (the wheel does not bundle it) */
+	assert_non_null(strstr(err.msg, "apt-get install libcurl4)"));
 	/* the failure is remembered, and said again */
 	rr_error_release(&err);
 	assert_int_equal(rr_fetcher_new(&fo, &f, &err), RR_E_ENV);
@@ -85,6 +87,7 @@ static void test_archive_missing(void **state)
 	assert_int_equal(rr_dist_sdist_pkginfo(junk, sizeof(junk), "x-1.0.tar.gz", &out, &err),
 			 RR_E_ENV);
 	assert_non_null(strstr(err.msg, "libarchive.so.13: "));
+	assert_non_null(strstr(err.msg, "apt-get install libarchive13)"));
 	rr_error_release(&err);
 }
 

