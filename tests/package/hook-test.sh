@@ -134,7 +134,7 @@ check "... no commit was made" test "$(git rev-parse HEAD)" = "$head"
 check "... the hook failed" grep -q '^rocm-resolve check\.*Failed$' "$work/last.txt"
 check "... naming the file, line and requirement" grep -q '^requirements.txt:3: torch==2.4.0: ' "$work/last.txt"
 check "... and the protected build it would replace" \
-	grep -q 'torch 2.9.1+rocm7.2.0.lw.git7e1940d4 is protected' "$work/last.txt"
+	grep -q 'would replace the protected torch 2.9.1+rocm7.2.0.lw.git7e1940d4' "$work/last.txt"
 git reset -q requirements.txt
 git checkout -q requirements.txt
 
@@ -181,5 +181,5 @@ else
 fi
 out=$(VIRTUAL_ENV=$src/fixtures/venvs/rocm72 PRE_COMMIT=1 "$hookbin/rocm-resolve" check --no-index \
 	"$proj/requirements.txt" 2>&1)
-check "any other VIRTUAL_ENV is kept (5 protected)" grep -q "(5 protected)" <<<"$out"
+check "any other VIRTUAL_ENV is kept (5 protected)" grep -q "(5 protected" <<<"$out"
 finish
