@@ -3,9 +3,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
@@ -103,6 +109,108 @@ static void test_redact(void **state)
 	assert_string_equal(c, "no urls here: a@b");
 }
 
+/* rr_file_read: never waits on a FIFO, refuses devices, bounds streams; alarm() guards hangs */
+static void test_file_read(void **state)
+{
+	char dir[] = "/tmp/rr-file-XXXXXX";
+	char path[256], fifo[256], link[256];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	FILE *f;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("hello\n", f);
+	fclose(f);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(symlink(path, link), 0);
+
+	alarm(20);
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "a.txt", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "hello\n");
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 3, 0, "a.txt", &sb, &e), RR_E_LIMIT);
+	assert_int_equal(sb.len, 0);
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, fifo, 100, 0, "'fifo'", &sb, &e), RR_E_IO);
+	assert_string_equal(e.msg, "cannot read 'fifo': it is a FIFO, not a regular file");
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, "/dev/zero", 100, 0, "zero", &sb, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "a character device"));
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, dir, 100, 0, "dir", &sb, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "a directory"));
+	rr_error_release(&e);
+	/* a stream the caller accepts is read, but only up to max */
+	assert_int_equal(rr_file_read(AT_FDCWD, "/dev/zero", 100, RR_FILE_STREAM_OK, "zero", &sb,
+				      &e),
+			 RR_E_LIMIT);
+	rr_error_release(&e);
+	/* a FIFO without a writer: the accepted stream is empty, not a wait */
+	assert_int_equal(rr_file_read(AT_FDCWD, fifo, 100, RR_FILE_STREAM_OK, "fifo", &sb, &e),
+			 RR_OK);
+	assert_int_equal(sb.len, 0);
+	assert_int_equal(rr_file_read(AT_FDCWD, link, 100, 0, "link", &sb, &e), RR_OK);
+	assert_int_equal(rr_file_read(AT_FDCWD, link, 100, RR_FILE_NOFOLLOW, "link", &sb, &e),
+			 RR_E_IO);
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, "/nonexistent/x", 100, 0, "x", &sb, &e),
+			 RR_E_NOTFOUND);
+	rr_error_release(&e);
+	/* the strbuf reader (requirements files) keeps its old contract over the same helper */
+	rr_strbuf_release(&sb);
+	assert_int_equal(rr_strbuf_read_file(&sb, "/nonexistent/x", 100, &e), RR_E_IO);
+	rr_error_release(&e);
+	assert_int_equal(rr_strbuf_read_file(&sb, fifo, 100, &e), RR_OK);
+	assert_int_equal(rr_strbuf_read_file(&sb, path, 100, &e), RR_OK);
+	assert_string_equal(sb.buf, "hello\n");
+	alarm(0);
+	rr_strbuf_release(&sb);
+	unlink(path);
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* rr_file_write_atomic: never follows what sits at a temporary name, replaces the target */
+static void test_file_write_atomic(void **state)
+{
+	char dir[] = "/tmp/rr-file-XXXXXX";
+	char path[256], victim[256], cmd[512];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	struct stat st;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	assert_int_equal(rr_file_write_atomic(victim, "keep\n", 5, 0600, &e), RR_OK);
+	/* the target itself a symlink: replaced by a file, its target untouched */
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(rr_file_write_atomic(path, "new\n", 4, 0640, &e), RR_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "out", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "new\n");
+	assert_int_equal(rr_file_read(AT_FDCWD, victim, 100, 0, "victim", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "keep\n");
+	/* only the two files remain: no temporary left behind */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) -eq 2", dir);
+	assert_int_equal(system(cmd), 0);
+	/* a directory that does not exist: an error naming the target */
+	assert_int_equal(rr_file_write_atomic("/nonexistent/dir/x", "a", 1, 0600, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "'/nonexistent/dir/x'"));
+	rr_error_release(&e);
+	rr_strbuf_release(&sb);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +219,8 @@ int main(void)
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_file_read),
+		cmocka_unit_test(test_file_write_atomic),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }
