@@ -51,7 +51,11 @@ void rr_reqset_release(struct rr_reqset *set)
 	for (size_t i = 0; i < set->nitems; i++) {
 		struct rr_item *it = &set->items[i];
 		free(it->path);
+		if (it->text_expanded != it->text)
+			free(it->text_expanded);
 		free(it->text);
+		if (it->url_written != it->req.url)
+			free(it->url_written);
 		rr_requirement_release(&it->req);
 		free_strv(it->hashes, it->nhashes);
 		free_strv(it->options, it->noptions);
@@ -60,6 +64,8 @@ void rr_reqset_release(struct rr_reqset *set)
 	for (size_t i = 0; i < set->nopts; i++) {
 		free(set->opts[i].path);
 		free(set->opts[i].name);
+		if (set->opts[i].value_expanded != set->opts[i].value)
+			free(set->opts[i].value_expanded);
 		free(set->opts[i].value);
 	}
 	free(set->opts);

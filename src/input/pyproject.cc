@@ -149,8 +149,10 @@ rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, rr_error
 	it->line = line;
 	it->col = col0;
 	it->text = rr_xstrdup(text.c_str());
+	it->text_expanded = it->text; /* pyproject has no ${VAR} */
 	it->kind = RR_ITEM_REQ;
 	it->req = req;
+	it->url_written = it->req.url;
 	c.added++;
 	return RR_OK;
 }

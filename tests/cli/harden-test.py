@@ -85,10 +85,33 @@ def test_symlinks(tmp):
           "no temporary file of ours is left behind", left)
 
 
+def test_env_secrets(tmp):
+    """item 2: ${VAR} in a requirements file is expanded to reach the index, but the plan
+    (text and JSON) keeps it as written; before, the secret was printed"""
+    d = os.path.join(tmp, "env")
+    write(os.path.join(d, "req.txt"),
+          "-i https://${RR_H_USER}:${RR_H_TOKEN}@host.invalid/simple\n"
+          "--extra-index-url https://x.invalid/${RR_H_TOKEN}/simple\n"
+          "requests\n"
+          "foo @ https://files.invalid/${RR_H_TOKEN}/foo-1.0-py3-none-any.whl\n")
+    env = dict(os.environ, RR_H_USER="alice", RR_H_TOKEN="s3cr3t-t0ken")
+    for fmt in ("text", "json"):
+        p = run(["plan", "--no-index", "--format", fmt, "--venv", venv, "req.txt"], cwd=d,
+                env=env)
+        out = p.stdout.decode() + p.stderr.decode() if p else ""
+        check(p is not None and p.returncode == 0, f"{fmt}: plan exits 0", out)
+        check("s3cr3t" not in out and "alice" not in out, f"{fmt}: no secret from ${{VAR}} printed",
+              out)
+        check("${RR_H_USER}:${RR_H_TOKEN}@host.invalid" in out and
+              "files.invalid/${RR_H_TOKEN}/foo" in out, f"{fmt}: ${{VAR}} kept as written", out)
+        if fmt == "json":
+            check(p is not None and isinstance(json.loads(p.stdout), dict), "json: parses")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-")
     try:
-        for t in [test_symlinks]:
+        for t in [test_symlinks, test_env_secrets]:
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
