@@ -122,7 +122,8 @@ rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_in
 			return rr_pyproject_load(set, pp, sel, err);
 		if (has_rq)
 			return rr_reqfile_load(set, rq, err);
-		return rr_fail(err, RR_E_NOTFOUND,
+		/* a wrong input path is a usage error (exit 2), like a missing file */
+		return rr_fail(err, RR_E_USAGE,
 			       "'%s' has neither a pyproject.toml nor a requirements.txt", path);
 	}
 	if (rr_str_endswith(path, ".toml"))

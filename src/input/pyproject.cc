@@ -231,7 +231,7 @@ rr_err expand_group(ctx &c, const toml::table &groups, const std::string &name,
 	const toml::node *g = find_normalized(groups, name);
 	if (!g) {
 		std::string msg = "dependency group '" + name + "' is not defined";
-		return fail_node(c, RR_E_NOTFOUND, where, err, msg.c_str());
+		return fail_node(c, RR_E_USAGE, where, err, msg.c_str());
 	}
 	const toml::array *a = g->as_array();
 	if (!a)
@@ -328,7 +328,7 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 	}
 	for (size_t i = 0; sel && i < sel->ngroups; i++) {
 		if (!groups)
-			return rr_fail_at(err, RR_E_NOTFOUND, c.path, 0, 0, nullptr,
+			return rr_fail_at(err, RR_E_USAGE, c.path, 0, 0, nullptr,
 					  "dependency group '%s' requested but there is no "
 					  "[dependency-groups] table",
 					  sel->groups[i]);

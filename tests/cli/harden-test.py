@@ -108,10 +108,29 @@ def test_env_secrets(tmp):
             check(p is not None and isinstance(json.loads(p.stdout), dict), "json: parses")
 
 
+def test_usage_exits(tmp):
+    """item 10: an undefined include-group, --group without [dependency-groups] and a
+    directory holding neither input are usage errors (exit 2) naming the input; before: 3"""
+    d = os.path.join(tmp, "usage")
+    write(os.path.join(d, "g", "pyproject.toml"),
+          '[project]\nname = "p"\nversion = "1"\n'
+          '[dependency-groups]\ndev = [{include-group = "nope"}]\n')
+    write(os.path.join(d, "n", "pyproject.toml"),
+          '[project]\nname = "p"\nversion = "1"\ndependencies = []\n')
+    os.makedirs(os.path.join(d, "empty"))
+    for sub, extra, what in (("g", ["--group", "dev"], "undefined include-group"),
+                             ("n", ["--group", "dev"], "--group without [dependency-groups]"),
+                             ("empty", [], "a directory with neither input")):
+        p = run(["plan", "--no-index", "--venv", venv] + extra + [os.path.join(d, sub)])
+        err = p.stderr.decode() if p else ""
+        check(p is not None and p.returncode == 2 and os.path.join(d, sub) in err,
+              f"{what}: exit 2 naming the input", f"{p and p.returncode}: {err}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-")
     try:
-        for t in [test_symlinks, test_env_secrets]:
+        for t in [test_symlinks, test_env_secrets, test_usage_exits]:
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -230,6 +230,39 @@ static void test_env_secrets_not_in_printed_fields(void **state)
 	unsetenv("RR_TEST_USER");
 }
 
+/* wrong input names are usage errors (exit 2) naming the input, not environment errors */
+static void test_input_usage_errors(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	const char *undef = "[project]\nname = \"p\"\nversion = \"1\"\n"
+			    "[dependency-groups]\ndev = [{include-group = \"nope\"}]\n";
+	const char *nogroups = "[project]\nname = \"p\"\nversion = \"1\"\ndependencies = []\n";
+	const char *const dev[] = {"dev"};
+	struct rr_input_sel sel = {.groups = dev, .ngroups = 1};
+	char dir[] = "/tmp/rr-empty-XXXXXX";
+	(void)state;
+
+	assert_int_equal(rr_pyproject_parse(&set, "pp.toml", undef, strlen(undef), &sel, &err),
+			 RR_E_USAGE);
+	assert_non_null(strstr(err.msg, "dependency group 'nope' is not defined"));
+	assert_string_equal(err.path, "pp.toml");
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	assert_int_equal(rr_pyproject_parse(&set, "pp.toml", nogroups, strlen(nogroups), &sel, &err),
+			 RR_E_USAGE);
+	assert_non_null(strstr(err.msg, "no [dependency-groups] table"));
+	assert_string_equal(err.path, "pp.toml");
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(rr_input_load(&set, dir, NULL, &err), RR_E_USAGE);
+	assert_non_null(strstr(err.msg, dir));
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	rmdir(dir);
+}
+
 static void test_crlf(void **state)
 {
 	struct rr_reqset set = RR_REQSET_INIT;
@@ -640,6 +673,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_env_vars),
 		cmocka_unit_test(test_env_secrets_not_in_printed_fields),
+		cmocka_unit_test(test_input_usage_errors),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_extra_index_after_pins),
 		cmocka_unit_test(test_error_columns),
