@@ -35,7 +35,10 @@ void rr_strbuf_adds(struct rr_strbuf *sb, const char *s);
 void rr_strbuf_addch(struct rr_strbuf *sb, char c);
 void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap);
-/* append s as a JSON string literal (with quotes) */
+/* append s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD */
+void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s);
+/* append s as a JSON string literal (with quotes); bytes that are not well-formed UTF-8
+ * come out as \ufffd, control characters as \u escapes, so the result is always valid JSON */
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);
 /* "key":"value" (value NULL gives null), followed by ',' when comma */
 void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma);

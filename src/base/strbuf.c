@@ -103,10 +103,48 @@ void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, surrogates or
+ * code points past U+10FFFF), 0 when it is not one */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80
+			       ? 4
+			       : 0;
+	}
+	return 0;
+}
+
+void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		if (n) {
+			rr_strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			rr_strbuf_adds(sb, "\xef\xbf\xbd"); /* U+FFFD */
+			p++;
+		}
+	}
+}
+
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 {
 	rr_strbuf_addch(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
 		switch (*p) {
 		case '"':
 			rr_strbuf_adds(sb, "\\\"");
@@ -124,11 +162,19 @@ void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 			rr_strbuf_adds(sb, "\\t");
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f) {
 				rr_strbuf_addf(sb, "\\u%04x", *p);
-			else
-				rr_strbuf_addch(sb, (char)*p);
+			} else if ((n = utf8_seq(p)) > 0) {
+				/* the sequence is whole: the NUL terminator never passes a check */
+				rr_strbuf_add(sb, p, n);
+				p += n;
+				continue;
+			} else {
+				/* JSON is UTF-8: a stray byte (a dist-info name, a file) becomes U+FFFD */
+				rr_strbuf_adds(sb, "\\ufffd");
+			}
 		}
+		p++;
 	}
 	rr_strbuf_addch(sb, '"');
 }

@@ -127,10 +127,39 @@ def test_usage_exits(tmp):
               f"{what}: exit 2 naming the input", f"{p and p.returncode}: {err}")
 
 
+def bad_venv(tmp):
+    """rocm72 plus a dist-info whose name holds a raw 0xff and an escape sequence"""
+    v = os.path.join(tmp, "badname-venv")
+    if not os.path.isdir(v):
+        shutil.copytree(venv, v, symlinks=True)
+        d = os.path.join(v, "lib", "python3.12", "site-packages").encode() + \
+            b"/bad\xffname-1.0.dist-info"
+        os.makedirs(d)
+        with open(d + b"/METADATA", "wb") as f:
+            f.write(b"Metadata-Version: 2.1\nName: bad\xffname\x1b[2J\nVersion: 1.0\n")
+    return v
+
+
+def test_json_utf8(tmp):
+    """item 10: JSON carrying a raw 0xff from a dist-info name is still UTF-8 JSON (before,
+    inspect --format json wrote the byte raw and json.loads failed)"""
+    v = bad_venv(tmp)
+    for cmd in (["inspect"], ["check", os.path.join(src, "tests", "cli", "inputs", "safe.txt")]):
+        p = run(cmd + ["--no-index", "--format", "json", "--venv", v])
+        ok = False
+        try:
+            json.loads(p.stdout.decode("utf-8"))
+            ok = True
+        except (ValueError, AttributeError) as e:
+            detail = str(e)
+        check(ok, f"{cmd[0]} --format json with a 0xff dist-info name is valid UTF-8 JSON",
+              "" if ok else detail)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-")
     try:
-        for t in [test_symlinks, test_env_secrets, test_usage_exits]:
+        for t in [test_symlinks, test_env_secrets, test_usage_exits, test_json_utf8]:
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

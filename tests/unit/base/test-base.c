@@ -211,6 +211,29 @@ static void test_file_write_atomic(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* JSON strings are valid UTF-8 whatever the input bytes (before: a raw 0xff went through) */
+static void test_json_str_utf8(void **state)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	(void)state;
+
+	rr_strbuf_add_json_str(&sb, "a\xff" "b");
+	assert_string_equal(sb.buf, "\"a\\ufffdb\"");
+	rr_strbuf_reset(&sb);
+	/* overlong, surrogate, past U+10FFFF, truncated at the end; DEL and ESC escaped */
+	rr_strbuf_add_json_str(&sb, "\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\x1b[31m\x7f|\xe2\x82");
+	assert_string_equal(sb.buf, "\"\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd\\ufffd|"
+				    "\\u001b[31m\\u007f|\\ufffd\\ufffd\"");
+	rr_strbuf_reset(&sb);
+	/* well-formed multibyte text passes unchanged */
+	rr_strbuf_add_json_str(&sb, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \"q\" \\");
+	assert_string_equal(sb.buf, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\\"q\\\" \\\\\"");
+	rr_strbuf_reset(&sb);
+	rr_strbuf_add_utf8(&sb, "x\xff\xc3\xa9");
+	assert_string_equal(sb.buf, "x\xef\xbf\xbd\xc3\xa9");
+	rr_strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_json_str_utf8),
 		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_file_write_atomic),
 	};
