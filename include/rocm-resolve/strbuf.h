@@ -37,6 +37,12 @@ void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap);
 /* append s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD */
 void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s);
+/*
+ * append s for a terminal: control characters (but tab), DEL, C1 controls and bytes that are
+ * not well-formed UTF-8 as "\x1b"-style escapes, so that text from an input file can never
+ * move the cursor, recolour or retitle the terminal it is shown on
+ */
+void rr_strbuf_add_printable(struct rr_strbuf *sb, const char *s);
 /* append s as a JSON string literal (with quotes); bytes that are not well-formed UTF-8
  * come out as \ufffd, control characters as \u escapes, so the result is always valid JSON */
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);

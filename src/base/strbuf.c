@@ -140,6 +140,23 @@ void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s)
 	}
 }
 
+void rr_strbuf_add_printable(struct rr_strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0; /* U+0080..U+009F, CSI among them */
+		if (n == 1 && (*p >= 0x20 || *p == '\t') && *p != 0x7f) {
+			rr_strbuf_addch(sb, (char)*p++);
+		} else if (n > 1 && !c1) {
+			rr_strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				rr_strbuf_addf(sb, "\\x%02x", *p++);
+		}
+	}
+}
+
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 {
 	rr_strbuf_addch(sb, '"');

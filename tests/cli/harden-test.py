@@ -156,10 +156,28 @@ def test_json_utf8(tmp):
               "" if ok else detail)
 
 
+def test_no_raw_escapes(tmp):
+    """item 10: escape sequences and control bytes from input files reach stderr escaped
+    (before, an error or warning echoed ESC ] ... BEL raw to the terminal)"""
+    d = os.path.join(tmp, "esc")
+    write(os.path.join(d, "bad.txt"), "requests\nfoo\x1b]0;pwned\x07==1\n")
+    p = run(["plan", "--no-index", "--venv", venv, os.path.join(d, "bad.txt")])
+    err = p.stderr if p else b""
+    check(p is not None and p.returncode == 2, "a bad line with ESC exits 2", err)
+    check(b"\x1b" not in err and b"\x07" not in err and b"\\x1b]0;pwned\\x07" in err,
+          "the error shows the escape sequence escaped, not raw", err)
+    p = run(["check", "--no-index", "--venv", bad_venv(tmp),
+             os.path.join(src, "tests", "cli", "inputs", "safe.txt")])
+    err = p.stderr if p else b""
+    check(b"\x1b" not in err and b"\xff" not in err and b"bad\\xffname\\x1b[2J" in err,
+          "a warning about a dist-info name shows its bytes escaped", err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-")
     try:
-        for t in [test_symlinks, test_env_secrets, test_usage_exits, test_json_utf8]:
+        for t in [test_symlinks, test_env_secrets, test_usage_exits, test_json_utf8,
+                  test_no_raw_escapes]:
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -229,6 +229,10 @@ static void test_json_str_utf8(void **state)
 	rr_strbuf_add_json_str(&sb, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \"q\" \\");
 	assert_string_equal(sb.buf, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\\"q\\\" \\\\\"");
 	rr_strbuf_reset(&sb);
+	/* for the terminal: ESC, BEL, CR, DEL, C1 CSI and stray bytes escaped; tab and UTF-8 kept */
+	rr_strbuf_add_printable(&sb, "a\x1b]0;t\x07\r\x7f\xc2\x9b\xff\tcaf\xc3\xa9");
+	assert_string_equal(sb.buf, "a\\x1b]0;t\\x07\\x0d\\x7f\\xc2\\x9b\\xff\tcaf\xc3\xa9");
+	rr_strbuf_reset(&sb);
 	rr_strbuf_add_utf8(&sb, "x\xff\xc3\xa9");
 	assert_string_equal(sb.buf, "x\xef\xbf\xbd\xc3\xa9");
 	rr_strbuf_release(&sb);
