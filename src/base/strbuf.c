@@ -34,6 +34,9 @@ char *rr_strbuf_detach(struct rr_strbuf *sb, size_t *ret_len)
 
 	if (!sb->alloc)
 		rr_strbuf_grow(sb, 0);
+	/* a detached string lives on (a name, a requirement's text): no growth slack with it */
+	if (sb->alloc > sb->len + 1 + 32)
+		sb->buf = rr_xrealloc(sb->buf, sb->len + 1);
 	p = sb->buf;
 	if (ret_len)
 		*ret_len = sb->len;

@@ -39,6 +39,8 @@ struct ctx {
 	std::vector<std::string> chain;	   /* groups / extras being expanded */
 	std::vector<std::string> expanded; /* "extra|marker" already done */
 	size_t added = 0;
+	/* offset of each line's start, built on first use: one scan, not one per dependency */
+	mutable std::vector<size_t> lstart;
 };
 
 std::string normalize(std::string_view s)
@@ -51,13 +53,17 @@ std::string normalize(std::string_view s)
 
 std::string line_text(const ctx &c, unsigned line)
 {
-	size_t pos = 0;
-	for (unsigned l = 1; l < line; l++) {
-		size_t nl = c.text.find('\n', pos);
-		if (nl == std::string_view::npos)
-			return std::string();
-		pos = nl + 1;
+	if (c.lstart.empty()) {
+		c.lstart.push_back(0);
+		for (size_t i = 0; i < c.text.size(); i++)
+			if (c.text[i] == '\n')
+				c.lstart.push_back(i + 1);
 	}
+	if (line == 0)
+		line = 1; /* as the scan before the index did */
+	if (line > c.lstart.size())
+		return std::string();
+	size_t pos = c.lstart[line - 1];
 	size_t end = c.text.find('\n', pos);
 	std::string s(c.text.substr(pos, end == std::string_view::npos ? end : end - pos));
 	if (!s.empty() && s.back() == '\r')

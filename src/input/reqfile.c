@@ -784,6 +784,8 @@ static char *derive_name(const char *url)
 /* "path[extra1,extra2]" -> extras into req, returns the path length */
 static size_t strip_extras(const char *s, size_t n, struct rr_requirement *req)
 {
+	size_t cap = req->nextras;
+
 	if (n < 3 || s[n - 1] != ']')
 		return n;
 	size_t open = n - 1;
@@ -800,20 +802,12 @@ static size_t strip_extras(const char *s, size_t n, struct rr_requirement *req)
 			x++;
 		while (y > x && (s[y - 1] == ' ' || s[y - 1] == '\t'))
 			y--;
-		if (y > x) {
-			char *e = rr_xstrndup(s + x, y - x);
-			bool dup = false;
-			for (size_t k = 0; k < req->nextras; k++)
-				dup |= rr_name_eq(req->extras[k], e);
-			if (dup) {
-				free(e);
-			} else {
-				req->extras = rr_xrealloc(req->extras, (req->nextras + 1) * sizeof(char *));
-				req->extras[req->nextras++] = e;
-			}
-		}
+		if (y > x)
+			RR_PUSH(req->extras, req->nextras, cap) = rr_xstrndup(s + x, y - x);
 		a = b + 1;
 	}
+	/* duplicates (PEP 503-equal) dropped by a hash set: 100k extras were a pairwise scan */
+	req->nextras = rr_strv_dedupe(req->extras, req->nextras, rr_name_eq, rr_name_hash);
 	return open;
 }
 
@@ -1207,8 +1201,12 @@ static rr_err check_text(struct rf *rf, rr_error *err)
 
 static void add_pline(struct rf *rf, size_t *cap, size_t start, size_t end)
 {
+	size_t old = *cap;
+
 	rr_xgrow((void **)&rf->lstart, cap, sizeof(size_t), rf->nlines + 1);
-	rf->lend = rr_xrealloc(rf->lend, *cap * sizeof(size_t));
+	/* lend follows lstart's capacity: resized only when that grows, not once a line */
+	if (*cap != old || !rf->lend)
+		rf->lend = rr_xrealloc(rf->lend, *cap * sizeof(size_t));
 	rf->lstart[rf->nlines] = start;
 	rf->lend[rf->nlines++] = end;
 }

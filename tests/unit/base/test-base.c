@@ -238,6 +238,39 @@ static void test_json_str_utf8(void **state)
 	rr_strbuf_release(&sb);
 }
 
+/* rr_strv_dedupe keeps the first of each in order and frees the rest (extras: 100k of them) */
+static void test_strv_dedupe(void **state)
+{
+	const char *in[] = {"b", "a", "b", "c", "a", "a", "d"};
+	char **v = rr_xcalloc(RR_ARRAY_LEN(in), sizeof(*v));
+	size_t n;
+	(void)state;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(in); i++)
+		v[i] = rr_xstrdup(in[i]);
+	n = rr_strv_dedupe(v, RR_ARRAY_LEN(in), NULL, NULL);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0], "b");
+	assert_string_equal(v[1], "a");
+	assert_string_equal(v[2], "c");
+	assert_string_equal(v[3], "d");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	/* many distinct and repeated ones: every kept string once, in first-seen order */
+	v = rr_xrealloc(v, 3000 * sizeof(*v));
+	for (size_t i = 0; i < 3000; i++)
+		v[i] = rr_xasprintf("e%zu", i % 1000);
+	n = rr_strv_dedupe(v, 3000, NULL, NULL);
+	assert_int_equal(n, 1000);
+	for (size_t i = 0; i < n; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "e%zu", i);
+		assert_string_equal(v[i], want);
+		free(v[i]);
+	}
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_strv_dedupe),
 		cmocka_unit_test(test_json_str_utf8),
 		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_file_write_atomic),

@@ -263,6 +263,20 @@ static void test_input_usage_errors(void **state)
 	rmdir(dir);
 }
 
+/* a path's extras: PEP 503-equal duplicates dropped (now by a hash set), first kept */
+static void test_url_extras_dedupe(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(parse_str(&set, "x.txt", "./local[A_b, c,a-b,C,a.B]\n", &err), RR_OK);
+	assert_int_equal(set.items[0].req.nextras, 2);
+	assert_string_equal(set.items[0].req.extras[0], "A_b");
+	assert_string_equal(set.items[0].req.extras[1], "c");
+	rr_reqset_release(&set);
+}
+
 static void test_crlf(void **state)
 {
 	struct rr_reqset set = RR_REQSET_INIT;
@@ -674,6 +688,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_env_vars),
 		cmocka_unit_test(test_env_secrets_not_in_printed_fields),
 		cmocka_unit_test(test_input_usage_errors),
+		cmocka_unit_test(test_url_extras_dedupe),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_extra_index_after_pins),
 		cmocka_unit_test(test_error_columns),
