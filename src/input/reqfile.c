@@ -10,6 +10,7 @@
  * physical line and column even across continuations.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/reqfile.h"
@@ -1396,7 +1398,20 @@ static rr_err load_file(struct rr_reqset *set, const char *path, bool constraint
 
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return rr_fail(err, RR_E_IO, "cannot read '%s': is a directory", path);
-	rc = rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, err);
+	if (depth > 0) {
+		/* an include named by a file (maybe someone else's) must be a regular file: a FIFO
+		 * or a device there would make the run wait forever */
+		RR_AUTOFREE char *shown = rr_xasprintf("'%s'", path);
+		rc = rr_file_read(AT_FDCWD, path, RR_REQFILE_MAX_SIZE, 0, shown, &sb, err);
+		if (rc == RR_E_NOTFOUND) {
+			rc = RR_E_IO; /* as for a missing top-level file */
+			if (err)
+				err->code = rc;
+		}
+	} else {
+		/* named by the user: a pipe (`-r <(cmd)`) is fine */
+		rc = rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, err);
+	}
 	if (rc)
 		return rc;
 	if (strcmp(path, "-") != 0)

@@ -173,11 +173,39 @@ def test_no_raw_escapes(tmp):
           "a warning about a dist-info name shows its bytes escaped", err)
 
 
+def test_fifos(tmp):
+    """item 6: FIFOs at pyvenv.cfg, a METADATA and torch/version.py, and a FIFO named by
+    an include in a requirements file, none with a writer: the command returns promptly (the
+    run() timeout makes a hang a failure) and names what it refused; before, the blocking
+    open() waited for a writer forever"""
+    v = os.path.join(tmp, "fifo-venv")
+    shutil.copytree(venv, v, symlinks=True)
+    site = os.path.join(v, "lib", "python3.12", "site-packages")
+    for rel in ("../../../pyvenv.cfg", "numpy-2.4.1.dist-info/METADATA", "torch/version.py"):
+        f = os.path.normpath(os.path.join(site, rel))
+        os.unlink(f)
+        os.mkfifo(f)
+    p = run(["check", "--no-index", "--venv", v,
+             os.path.join(src, "tests", "cli", "inputs", "safe.txt")], timeout=30)
+    err = p.stderr.decode() if p else "(timed out)"
+    check(p is not None, "check on a venv with FIFOs returns", err)
+    check("pyvenv.cfg: it is a FIFO" in err and "torch/version.py: it is a FIFO" in err,
+          "the FIFOs are named on stderr", err)
+    d = os.path.join(tmp, "fifo-inc")
+    os.makedirs(d)
+    write(os.path.join(d, "req.txt"), "requests\n-r inc.txt\n")
+    os.mkfifo(os.path.join(d, "inc.txt"))
+    p = run(["plan", "--no-index", "--venv", venv, os.path.join(d, "req.txt")], timeout=30)
+    err = p.stderr.decode() if p else "(timed out)"
+    check(p is not None and p.returncode == 2 and "inc.txt': it is a FIFO" in err,
+          "an include that is a FIFO exits 2 naming it", err)
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-")
     try:
         for t in [test_symlinks, test_env_secrets, test_usage_exits, test_json_utf8,
-                  test_no_raw_escapes]:
+                  test_no_raw_escapes, test_fifos]:
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
