@@ -186,7 +186,9 @@ static void decide_item(struct builder *b, const struct rr_item *it)
 		       rr_xstrdup("marker is false for this environment; kept as written"));
 		return;
 	}
-	if (is_url && (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text))) {
+	/* matched on the expanded form (${VAR}), printed as written */
+	if (is_url &&
+	    (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text_expanded))) {
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
 		       rr_xasprintf("URL points at a CUDA wheel location (%s)", rule));
 		d->breaks_stack = true;
@@ -292,7 +294,7 @@ static void decide_options(struct builder *b)
 			continue; /* includes are flattened into the decisions */
 		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
 		if (o->value && option_takes_url(o->name))
-			rule = match_cuda_index(b->in->policy, o->value);
+			rule = match_cuda_index(b->in->policy, o->value_expanded);
 		if (rule) {
 			RR_AUTOFREE char *shown = rr_redact_credentials(line);
 			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =

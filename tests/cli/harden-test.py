@@ -106,6 +106,15 @@ def test_env_secrets(tmp):
               "files.invalid/${RR_H_TOKEN}/foo" in out, f"{fmt}: ${{VAR}} kept as written", out)
         if fmt == "json":
             check(p is not None and isinstance(json.loads(p.stdout), dict), "json: parses")
+    # policy decisions see the expanded value: a CUDA index behind ${VAR} is still stripped
+    write(os.path.join(d, "cuda.txt"),
+          "--extra-index-url https://download.pytorch.org/whl/${RR_H_CU}\nrequests\n")
+    p = run(["plan", "--no-index", "--venv", venv, "cuda.txt"], cwd=d,
+            env=dict(env, RR_H_CU="cu121"))
+    out = p.stdout.decode() if p else ""
+    check(p is not None and "#   --extra-index-url https://download.pytorch.org/whl/${RR_H_CU}"
+          in out and "\n--extra-index-url" not in out,
+          "a CUDA index given through ${VAR} is matched expanded, shown as written", out)
 
 
 def test_usage_exits(tmp):
