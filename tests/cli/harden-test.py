@@ -39,6 +39,9 @@ def run(args, cwd=None, env=None, shell_prefix=None, timeout=20, stdin=None):
                            stdin=stdin if stdin is not None else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return None
+    # under ASan/UBSan a report fails the run whatever the case checks
+    if b"runtime error:" in p.stderr or b"Sanitizer" in p.stderr:
+        check(False, "no sanitizer report: " + " ".join(args), p.stderr.decode(errors="replace"))
     return p
 
 
