@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct rr_strbuf;
 
@@ -20,5 +21,7 @@ void rr_name_normalize_into(const char *name, size_t len, struct rr_strbuf *out)
 bool rr_name_is_valid(const char *name, size_t len);
 /* true when a and b normalise to the same name */
 bool rr_name_eq(const char *a, const char *b);
+/* a hash of the normalised name: equal for names rr_name_eq calls equal */
+uint64_t rr_name_hash(const char *name);
 
 #endif

@@ -10,7 +10,7 @@
  * The requirements grammar is pip 23.0's req_file.py, rule for rule: Python
  * splitlines() line breaks, `\` continuations (not after a comment line), `#`
  * comments at line start or after whitespace, ${VAR} expansion (only
- * [A-Z0-9_], unset or empty left as is), args/options split at the first
+ * [A-Z0-9_], unset or empty left as is; see "Secrets" below), args/options split at the first
  * space-separated token starting with '-', shlex + optparse for the options
  * (long-option prefixes, `--opt=v`, `-xv`). Options on a requirement line
  * other than the per-requirement ones are ignored, as pip does; `-r`/`-c`
@@ -20,6 +20,19 @@
  * `--use-feature` accepts any value.
  *
  * On failure the set keeps whatever was added before the error; release it.
+ *
+ * Secrets: ${VAR} is how pip users keep a token out of the file
+ * (`-i https://${USER}:${TOKEN}@host/simple`), and the installers expand it
+ * themselves. The expanded value is used (to reach the index, to parse the
+ * requirement) but never printed: every field meant for output keeps the text
+ * as written, and the expanded form sits next to it with an `_expanded`
+ * suffix. Print `text`, `url_written`, `options`, rr_optline.value and
+ * error messages; use `text_expanded`, `req` (parsed from the expanded text,
+ * req.url included), rr_optline.value_expanded and the set's index_url,
+ * extra_index_urls, find_links, trusted_hosts (all expanded: never print
+ * those). A value that appears literally elsewhere on the same line is shown
+ * as its ${VAR} there too (the written form replaces every occurrence of each
+ * expanded value by its reference).
  */
 #ifndef RR_REQFILE_H
 #define RR_REQFILE_H
@@ -45,8 +58,11 @@ struct rr_item {
 	unsigned line; /* 1-based line of the first physical line */
 	unsigned col;  /* 1-based byte column where the requirement starts */
 	/* requirement as written: continuations joined, comment stripped, ${VAR}
-	 * expanded, per-requirement options removed */
+	 * NOT expanded, per-requirement options removed; what to print */
 	char *text;
+	/* the same with ${VAR} expanded, what req was parsed from; never print it.
+	 * Never NULL; the same pointer as text when nothing was expanded */
+	char *text_expanded;
 	bool constraint; /* came from a -c file */
 	bool editable;	 /* -e */
 	enum rr_item_kind kind;
@@ -54,18 +70,25 @@ struct rr_item {
 	 * req.extras from "path[extra]", req.marker from "url ; marker",
 	 * req.name/key when derivable (#egg=, wheel or sdist filename) else NULL */
 	struct rr_requirement req;
+	/* req.url as written (${VAR} kept) for printing; NULL when req.url is; may be req.url */
+	char *url_written;
 	char **hashes; /* "sha256:<hex>" from --hash, in file order */
 	size_t nhashes;
-	char **options; /* other per-requirement options verbatim, "--global-option=x" */
+	char **options; /* other per-requirement options as written, "--global-option=x" */
 	size_t noptions;
 };
 
-/* a global option as found: name the long spelling "--index-url", value may be NULL */
+/*
+ * a global option as found: name the long spelling "--index-url"; value as written (${VAR}
+ * kept: print this), value_expanded with ${VAR} expanded (use this: never print it); both
+ * NULL for an option without a value; value_expanded may be the same pointer as value
+ */
 struct rr_optline {
 	char *path;
 	unsigned line;
 	char *name;
 	char *value;
+	char *value_expanded;
 };
 
 struct rr_reqset {
@@ -73,7 +96,9 @@ struct rr_reqset {
 	size_t nitems, cap_items;
 	struct rr_optline *opts; /* all global options, in file order */
 	size_t nopts, cap_opts;
-	char *index_url; /* last -i/--index-url seen, NULL if none */
+	/* last -i/--index-url seen, NULL if none; this and the three lists below are expanded
+	 * (${VAR}): use them, never print them (print rr_optline.value) */
+	char *index_url;
 	char **extra_index_urls;
 	size_t nextra_index_urls;
 	char **find_links;

@@ -35,7 +35,16 @@ void rr_strbuf_adds(struct rr_strbuf *sb, const char *s);
 void rr_strbuf_addch(struct rr_strbuf *sb, char c);
 void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_strbuf_vaddf(struct rr_strbuf *sb, const char *fmt, va_list ap);
-/* append s as a JSON string literal (with quotes) */
+/* append s with every byte that is not part of well-formed UTF-8 replaced by U+FFFD */
+void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s);
+/*
+ * append s for a terminal: control characters (but tab), DEL, C1 controls and bytes that are
+ * not well-formed UTF-8 as "\x1b"-style escapes, so that text from an input file can never
+ * move the cursor, recolour or retitle the terminal it is shown on
+ */
+void rr_strbuf_add_printable(struct rr_strbuf *sb, const char *s);
+/* append s as a JSON string literal (with quotes); bytes that are not well-formed UTF-8
+ * come out as \ufffd, control characters as \u escapes, so the result is always valid JSON */
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);
 /* "key":"value" (value NULL gives null), followed by ',' when comma */
 void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma);
@@ -44,7 +53,8 @@ void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len);
 void rr_strbuf_rtrim(struct rr_strbuf *sb);
 /*
  * read a whole file; fails with RR_E_IO (naming the path and errno text) or
- * RR_E_LIMIT when the file exceeds max bytes. path "-" reads stdin.
+ * RR_E_LIMIT when the file exceeds max bytes. path "-" reads stdin. Opens through
+ * rr_file_read (file.h) with RR_FILE_STREAM_OK: a pipe named by the user is read, bounded.
  */
 rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err) RR_WUR;
 

@@ -67,6 +67,13 @@ bool rr_str_endswith(const char *s, const char *suffix);
 /* ASCII-only case-insensitive compare (locale-independent) */
 int rr_str_casecmp(const char *a, const char *b);
 bool rr_str_eq(const char *a, const char *b); /* NULL-safe equality */
+/*
+ * drop the later duplicates from v[0..n) (malloc'd strings; duplicates are freed), keeping
+ * the first of each in order; eq == NULL compares bytes, else eq(a, b) with hash(s) equal
+ * for equal strings (e.g. PEP 503 names). Expected linear time. Returns the new count.
+ */
+size_t rr_strv_dedupe(char **v, size_t n, bool (*eq)(const char *, const char *),
+		      uint64_t (*hash)(const char *));
 /* parse a decimal unsigned integer occupying all of [s, s+len); false on overflow/garbage */
 bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
 

@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/strbuf.h"
 
 char rr_strbuf_empty_[1];
@@ -32,6 +34,9 @@ char *rr_strbuf_detach(struct rr_strbuf *sb, size_t *ret_len)
 
 	if (!sb->alloc)
 		rr_strbuf_grow(sb, 0);
+	/* a detached string lives on (a name, a requirement's text): no growth slack with it */
+	if (sb->alloc > sb->len + 1 + 32)
+		sb->buf = rr_xrealloc(sb->buf, sb->len + 1);
 	p = sb->buf;
 	if (ret_len)
 		*ret_len = sb->len;
@@ -101,10 +106,65 @@ void rr_strbuf_addf(struct rr_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, surrogates or
+ * code points past U+10FFFF), 0 when it is not one */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 && (p[3] & 0xc0) == 0x80
+			       ? 4
+			       : 0;
+	}
+	return 0;
+}
+
+void rr_strbuf_add_utf8(struct rr_strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		if (n) {
+			rr_strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			rr_strbuf_adds(sb, "\xef\xbf\xbd"); /* U+FFFD */
+			p++;
+		}
+	}
+}
+
+void rr_strbuf_add_printable(struct rr_strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq(p);
+		bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0; /* U+0080..U+009F, CSI among them */
+		if (n == 1 && (*p >= 0x20 || *p == '\t') && *p != 0x7f) {
+			rr_strbuf_addch(sb, (char)*p++);
+		} else if (n > 1 && !c1) {
+			rr_strbuf_add(sb, p, n);
+			p += n;
+		} else {
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				rr_strbuf_addf(sb, "\\x%02x", *p++);
+		}
+	}
+}
+
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 {
 	rr_strbuf_addch(sb, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n;
 		switch (*p) {
 		case '"':
 			rr_strbuf_adds(sb, "\\\"");
@@ -122,11 +182,19 @@ void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 			rr_strbuf_adds(sb, "\\t");
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20 || *p == 0x7f) {
 				rr_strbuf_addf(sb, "\\u%04x", *p);
-			else
-				rr_strbuf_addch(sb, (char)*p);
+			} else if ((n = utf8_seq(p)) > 0) {
+				/* the sequence is whole: the NUL terminator never passes a check */
+				rr_strbuf_add(sb, p, n);
+				p += n;
+				continue;
+			} else {
+				/* JSON is UTF-8: a stray byte (a dist-info name, a file) becomes U+FFFD */
+				rr_strbuf_adds(sb, "\\ufffd");
+			}
 		}
+		p++;
 	}
 	rr_strbuf_addch(sb, '"');
 }
@@ -163,31 +231,35 @@ void rr_strbuf_rtrim(struct rr_strbuf *sb)
 
 rr_err rr_strbuf_read_file(struct rr_strbuf *sb, const char *path, size_t max, rr_error *err)
 {
-	FILE *f;
-	char tmp[65536];
+	RR_AUTOFREE char *shown = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf tmp = RR_STRBUF_INIT;
+	rr_err rc;
+	FILE *f = stdin;
+	char chunk[65536];
 	size_t n;
-	bool is_stdin = strcmp(path, "-") == 0;
 
-	f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f)
-		return rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
-	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-		if (sb->len + n > max) {
-			if (!is_stdin)
-				fclose(f);
+	if (strcmp(path, "-") != 0) {
+		/* a file named by the user may be a pipe (`-r <(cmd)`): streams are allowed, bounded */
+		shown = rr_xasprintf("'%s'", path);
+		rc = rr_file_read(AT_FDCWD, path, max, RR_FILE_STREAM_OK, shown,
+				  sb->len ? &tmp : sb, err);
+		if (rc == RR_E_NOTFOUND) {
+			if (err)
+				err->code = RR_E_IO;
+			return RR_E_IO;
+		}
+		if (rc == RR_OK && sb->len)
+			rr_strbuf_add(sb, tmp.buf, tmp.len);
+		return rc;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (sb->len + n > max)
 			return rr_fail(err, RR_E_LIMIT, "'%s' is larger than the limit of %zu bytes",
 				       path, max);
-		}
-		rr_strbuf_add(sb, tmp, n);
+		rr_strbuf_add(sb, chunk, n);
 	}
-	if (ferror(f)) {
-		int e = errno;
-		if (!is_stdin)
-			fclose(f);
-		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path, strerror(e));
-	}
-	if (!is_stdin)
-		fclose(f);
+	if (ferror(f))
+		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path, strerror(errno));
 	/* make sure buf is an allocated, terminated string even for empty files */
 	rr_strbuf_grow(sb, 0);
 	return RR_OK;

@@ -147,3 +147,51 @@ bool rr_parse_u64(const char *s, size_t len, uint64_t *ret)
 	*ret = v;
 	return true;
 }
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3u;
+	return h;
+}
+
+static bool bytes_eq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+size_t rr_strv_dedupe(char **v, size_t n, bool (*eq)(const char *, const char *),
+		      uint64_t (*hash)(const char *))
+{
+	size_t cap = 16, out = 0;
+	size_t *slots; /* index + 1 of a kept string, 0 when empty */
+
+	if (n < 2)
+		return n;
+	if (!eq) {
+		eq = bytes_eq;
+		hash = fnv1a;
+	}
+	while (cap < n * 2)
+		cap *= 2;
+	slots = rr_xcalloc(cap, sizeof(*slots));
+	for (size_t i = 0; i < n; i++) {
+		size_t at = (size_t)hash(v[i]) & (cap - 1);
+		bool dup = false;
+		for (; slots[at]; at = (at + 1) & (cap - 1))
+			if (eq(v[slots[at] - 1], v[i])) {
+				dup = true;
+				break;
+			}
+		if (dup) {
+			free(v[i]);
+			continue;
+		}
+		v[out] = v[i];
+		slots[at] = ++out;
+	}
+	free(slots);
+	return out;
+}

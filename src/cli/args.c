@@ -3,6 +3,7 @@
  * option. tests/cli/test-options.sh checks that every long option here is in
  * --help and in man/rocm-resolve.1.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,11 @@
 
 #include "cli.h"
 #include "rocm-resolve/util.h"
+
+/* --timeout: a day at most, so that seconds * 1000 always fits an int */
+#define RR_CLI_MAX_TIMEOUT_S 86400
+#define RR_STRINGIFY_(x) #x
+#define RR_STRINGIFY(x) RR_STRINGIFY_(x)
 
 enum {
 	OPT_VENV = 256,
@@ -277,10 +283,17 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 			cli->write_testcase = optarg;
 			break;
 		case OPT_TIMEOUT:
-			cli->timeout_s = (int)strtol(optarg, &end, 10);
-			if (*end || cli->timeout_s <= 0)
-				return usage_error("--timeout needs a positive number of seconds, not '%s'",
+		{
+			/* bounded: 3000000 overflowed the milliseconds, 4294967297 wrapped to 1 s */
+			long v;
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v <= 0 || v > RR_CLI_MAX_TIMEOUT_S)
+				return usage_error("--timeout needs a whole number of seconds from 1 "
+						   "to " RR_STRINGIFY(RR_CLI_MAX_TIMEOUT_S) ", not '%s'",
 						   optarg);
+			cli->timeout_s = (int)v;
+		}
 			break;
 		case '?':
 		default:

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "session.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
@@ -56,17 +57,13 @@ static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan)
 {
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
-	RR_AUTOFREE char *tmp = rr_xasprintf("%s.tmp.%ld", cli->uv_excludes, (long)getpid());
-	FILE *f;
+	RR_AUTO_ERROR rr_error err = RR_ERROR_INIT;
 
 	rr_strbuf_adds(&text, "# written by rocm-resolve: packages that must never be installed "
 			      "next to the ROCm stack\n");
 	rr_plan_format_excludes(plan, &text);
-	f = fopen(tmp, "w");
-	if (!f || fputs(text.buf, f) == EOF || fclose(f) != 0 || rename(tmp, cli->uv_excludes)) {
-		fprintf(stderr, "rocm-resolve: error: cannot write '%s': %s\n", cli->uv_excludes,
-			strerror(errno));
-		unlink(tmp);
+	if (rr_file_write_atomic(cli->uv_excludes, text.buf, text.len, 0666, &err)) {
+		rr_cli_print_error(&err);
 		return RR_EXIT_ENV;
 	}
 	return -1;

@@ -50,18 +50,28 @@ int rr_cli_exit_for(rr_err code)
 void rr_cli_print_error(const rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 
 	rr_strbuf_adds(&sb, "rocm-resolve: error: ");
-	rr_error_format(err, &sb);
+	rr_error_format(err, &msg);
+	/* text from input files reaches the terminal escaped (\x1b, ...), never raw */
+	rr_strbuf_add_printable(&sb, msg.buf);
 	rr_strbuf_addch(&sb, '\n');
 	if (err->text) {
 		RR_AUTOFREE char *shown = rr_redact_credentials(err->text);
-		rr_strbuf_addf(&sb, "    %s\n", shown);
-		/* the caret only when the text was not changed by redaction */
+		RR_AUTO_STRBUF struct rr_strbuf safe = RR_STRBUF_INIT;
+		rr_strbuf_add_printable(&safe, shown);
+		rr_strbuf_addf(&sb, "    %s\n", safe.buf);
+		/* the caret only when the text was not changed by redaction; under the escaped form */
 		if (err->col && strcmp(shown, err->text) == 0) {
+			size_t n = strlen(err->text);
+			RR_AUTOFREE char *head = rr_xstrndup(err->text, err->col - 1 < n ? err->col - 1 : n);
+			RR_AUTO_STRBUF struct rr_strbuf pre = RR_STRBUF_INIT;
+			rr_strbuf_add_printable(&pre, head);
 			rr_strbuf_adds(&sb, "    ");
-			for (unsigned i = 1; i < err->col && i <= strlen(err->text); i++)
-				rr_strbuf_addch(&sb, err->text[i - 1] == '\t' ? '\t' : ' ');
+			for (size_t i = 0; i < pre.len; i++)
+				if ((pre.buf[i] & 0xc0) != 0x80) /* one column a character */
+					rr_strbuf_addch(&sb, pre.buf[i] == '\t' ? '\t' : ' ');
 			rr_strbuf_adds(&sb, "^\n");
 		}
 	}
@@ -71,11 +81,13 @@ void rr_cli_print_error(const rr_error *err)
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf safe = RR_STRBUF_INIT;
 	RR_AUTOFREE char *shown = NULL;
 
 	rr_strbuf_vaddf(&sb, fmt, ap);
 	shown = rr_redact_credentials(sb.buf);
-	fprintf(stderr, "rocm-resolve: %s%s\n", prefix, shown);
+	rr_strbuf_add_printable(&safe, shown);
+	fprintf(stderr, "rocm-resolve: %s%s\n", prefix, safe.buf);
 }
 
 void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...)

@@ -206,7 +206,8 @@ void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
 		const struct rr_optline *op = &f->reqs.opts[i];
 		if (is_opt(op, "--extra-index-url", NULL) && op->value) {
 			RR_AUTOFREE char *origin = rr_xasprintf("%s:%u", op->path, op->line);
-			add_index(&l, op->value, NULL, origin, false, true);
+			/* asked with ${VAR} expanded; written into the plan as written */
+			add_index(&l, op->value_expanded, op->value, origin, false, true);
 		} else if (is_opt(op, "--index-url", "-i") && op->value) {
 			file_primary = op; /* the last one wins, as in pip */
 		}
@@ -220,7 +221,7 @@ void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
 		primary = o->index_url;
 		primary_origin = "--index-url";
 	} else if (file_primary) {
-		primary = file_primary->value;
+		primary = file_primary->value_expanded;
 	} else {
 		for (size_t i = 0; !primary && i < RR_ARRAY_LEN(primary_env); i++)
 			if ((primary = env_of(o, primary_env[i])))
@@ -228,10 +229,10 @@ void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
 	}
 	if (!primary)
 		primary = RR_DEFAULT_INDEX_URL;
-	if (file_primary && primary == file_primary->value) {
+	if (file_primary && primary == file_primary->value_expanded) {
 		RR_AUTOFREE char *origin =
 			rr_xasprintf("%s:%u", file_primary->path, file_primary->line);
-		add_index(&l, primary, NULL, origin, true, true);
+		add_index(&l, primary, file_primary->value, origin, true, true);
 	} else {
 		add_index(&l, primary, NULL, primary_origin, true, false);
 	}

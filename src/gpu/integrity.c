@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 
@@ -133,7 +135,8 @@ static void dist_load(struct dist *d)
 	RR_AUTOFREE char *rec = rr_xasprintf("%s/RECORD", d->dir);
 	size_t cap = 0, mcap = 0;
 
-	if (rr_strbuf_read_file(&sb, rec, (size_t)1 << 30, NULL))
+	/* a regular file only: a FIFO or a device there must not stall verify */
+	if (rr_file_read(AT_FDCWD, rec, (size_t)1 << 30, 0, "RECORD", &sb, NULL))
 		return;
 	d->has_record = true;
 	for (const char *p = sb.buf; *p;) {
@@ -237,37 +240,47 @@ static bool word_in(const char *list, const char *w)
 	return false;
 }
 
-/* hash a file; false when it cannot be read */
-static bool hash_file(const char *path, char b64[44])
+enum { H_OK, H_MISSING, H_DIFFERS, H_SKIP, H_NOTREG };
+
+/* hash a file: H_OK with b64 set, H_MISSING when it cannot be read, H_NOTREG when not a file */
+static int hash_file(const char *path, char b64[44])
 {
 	unsigned char buf[65536], digest[32];
 	struct rr_sha256 h;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 	ssize_t r;
 
-	if (fd < 0)
-		return false;
+	/* a RECORD entry may name /dev/zero or a FIFO: never open those blocking, never read them */
+	switch (rr_file_open_read(AT_FDCWD, path, 0, "", &fd, NULL, NULL)) {
+	case RR_OK:
+		break;
+	case RR_E_NOTFOUND:
+		return H_MISSING;
+	default: {
+		struct stat st;
+		return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? H_NOTREG : H_MISSING;
+	}
+	}
 	rr_sha256_init(&h);
 	while ((r = read(fd, buf, sizeof(buf))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
 			close(fd);
-			return false;
+			return H_MISSING;
 		}
 		rr_sha256_update(&h, buf, (size_t)r);
 	}
 	close(fd);
 	rr_sha256_final(&h, digest);
 	rr_sha256_digest_to_b64url(digest, b64);
-	return true;
+	return H_OK;
 }
 
 /*
  * hash the entries in parallel: a ROCm torch is gigabytes of libraries, and one core hashing
  * them all would make verify slow; the report is still built in RECORD order afterwards
  */
-enum { H_OK, H_MISSING, H_DIFFERS, H_SKIP };
 
 struct hash_pool {
 	const struct dist *d;
@@ -285,9 +298,7 @@ static void *hash_worker(void *arg)
 		const struct rec_entry *ent = &pool->d->ents[i];
 		if (!rr_str_startswith(ent->hash, "sha256="))
 			pool->result[i] = H_SKIP;
-		else if (!hash_file(ent->path, b64))
-			pool->result[i] = H_MISSING;
-		else
+		else if ((pool->result[i] = (unsigned char)hash_file(ent->path, b64)) == H_OK)
 			pool->result[i] = strcmp(ent->hash + 7, b64) ? H_DIFFERS : H_OK;
 	}
 	return NULL;
@@ -395,6 +406,8 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 			checked++;
 			if (res[e] == H_MISSING)
 				why = "is missing or unreadable";
+			else if (res[e] == H_NOTREG)
+				why = "is not a regular file (a FIFO, device or directory), not read";
 			else if (res[e] == H_DIFFERS)
 				why = "differs from its RECORD hash";
 			if (!why)

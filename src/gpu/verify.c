@@ -320,6 +320,16 @@ void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_ver
 
 /* ---- the report ---- */
 
+/* jansson refuses invalid UTF-8 (json_string gives NULL and the field vanishes): a raw
+ * byte from a dist-info name or a file becomes U+FFFD instead */
+static json_t *jstr(const char *s)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	rr_strbuf_add_utf8(&sb, s);
+	return json_stringn(sb.buf, sb.len);
+}
+
 static json_t *stage_json(const struct rr_verify_stage *st)
 {
 	json_t *o = json_object(), *d = json_array();
@@ -332,11 +342,11 @@ static json_t *stage_json(const struct rr_verify_stage *st)
 	lower[i] = '\0';
 	json_object_set_new(o, "name", json_string(st->name));
 	json_object_set_new(o, "verdict", json_string(lower));
-	json_object_set_new(o, "summary", json_string(st->summary ? st->summary : ""));
+	json_object_set_new(o, "summary", jstr(st->summary ? st->summary : ""));
 	for (i = 0; i < st->ndetails; i++)
-		json_array_append_new(d, json_string(st->details[i]));
+		json_array_append_new(d, jstr(st->details[i]));
 	json_object_set_new(o, "details", d);
-	json_object_set_new(o, "advice", st->advice ? json_string(st->advice) : json_null());
+	json_object_set_new(o, "advice", st->advice ? jstr(st->advice) : json_null());
 	return o;
 }
 

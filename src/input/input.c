@@ -51,7 +51,11 @@ void rr_reqset_release(struct rr_reqset *set)
 	for (size_t i = 0; i < set->nitems; i++) {
 		struct rr_item *it = &set->items[i];
 		free(it->path);
+		if (it->text_expanded != it->text)
+			free(it->text_expanded);
 		free(it->text);
+		if (it->url_written != it->req.url)
+			free(it->url_written);
 		rr_requirement_release(&it->req);
 		free_strv(it->hashes, it->nhashes);
 		free_strv(it->options, it->noptions);
@@ -60,6 +64,8 @@ void rr_reqset_release(struct rr_reqset *set)
 	for (size_t i = 0; i < set->nopts; i++) {
 		free(set->opts[i].path);
 		free(set->opts[i].name);
+		if (set->opts[i].value_expanded != set->opts[i].value)
+			free(set->opts[i].value_expanded);
 		free(set->opts[i].value);
 	}
 	free(set->opts);
@@ -116,7 +122,8 @@ rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_in
 			return rr_pyproject_load(set, pp, sel, err);
 		if (has_rq)
 			return rr_reqfile_load(set, rq, err);
-		return rr_fail(err, RR_E_NOTFOUND,
+		/* a wrong input path is a usage error (exit 2), like a missing file */
+		return rr_fail(err, RR_E_USAGE,
 			       "'%s' has neither a pyproject.toml nor a requirements.txt", path);
 	}
 	if (rr_str_endswith(path, ".toml"))

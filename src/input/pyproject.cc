@@ -39,6 +39,8 @@ struct ctx {
 	std::vector<std::string> chain;	   /* groups / extras being expanded */
 	std::vector<std::string> expanded; /* "extra|marker" already done */
 	size_t added = 0;
+	/* offset of each line's start, built on first use: one scan, not one per dependency */
+	mutable std::vector<size_t> lstart;
 };
 
 std::string normalize(std::string_view s)
@@ -51,13 +53,17 @@ std::string normalize(std::string_view s)
 
 std::string line_text(const ctx &c, unsigned line)
 {
-	size_t pos = 0;
-	for (unsigned l = 1; l < line; l++) {
-		size_t nl = c.text.find('\n', pos);
-		if (nl == std::string_view::npos)
-			return std::string();
-		pos = nl + 1;
+	if (c.lstart.empty()) {
+		c.lstart.push_back(0);
+		for (size_t i = 0; i < c.text.size(); i++)
+			if (c.text[i] == '\n')
+				c.lstart.push_back(i + 1);
 	}
+	if (line == 0)
+		line = 1; /* as the scan before the index did */
+	if (line > c.lstart.size())
+		return std::string();
+	size_t pos = c.lstart[line - 1];
 	size_t end = c.text.find('\n', pos);
 	std::string s(c.text.substr(pos, end == std::string_view::npos ? end : end - pos));
 	if (!s.empty() && s.back() == '\r')
@@ -149,8 +155,10 @@ rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, rr_error
 	it->line = line;
 	it->col = col0;
 	it->text = rr_xstrdup(text.c_str());
+	it->text_expanded = it->text; /* pyproject has no ${VAR} */
 	it->kind = RR_ITEM_REQ;
 	it->req = req;
+	it->url_written = it->req.url;
 	c.added++;
 	return RR_OK;
 }
@@ -229,7 +237,7 @@ rr_err expand_group(ctx &c, const toml::table &groups, const std::string &name,
 	const toml::node *g = find_normalized(groups, name);
 	if (!g) {
 		std::string msg = "dependency group '" + name + "' is not defined";
-		return fail_node(c, RR_E_NOTFOUND, where, err, msg.c_str());
+		return fail_node(c, RR_E_USAGE, where, err, msg.c_str());
 	}
 	const toml::array *a = g->as_array();
 	if (!a)
@@ -350,7 +358,7 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 	}
 	for (size_t i = 0; sel && i < sel->ngroups; i++) {
 		if (!groups)
-			return rr_fail_at(err, RR_E_NOTFOUND, c.path, 0, 0, nullptr,
+			return rr_fail_at(err, RR_E_USAGE, c.path, 0, 0, nullptr,
 					  "dependency group '%s' requested but there is no "
 					  "[dependency-groups] table",
 					  sel->groups[i]);

@@ -10,6 +10,7 @@
  * physical line and column even across continuations.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/reqfile.h"
@@ -50,7 +52,55 @@ struct rf {
 	size_t *lstart; /* offset of each physical line; line i+1 starts at lstart[i] */
 	size_t *lend;	/* end of its content (before the line break) */
 	size_t nlines;
+	/* the ${VAR} references the current logical line expanded, with their values */
+	struct subst {
+		char *ref; /* "${NAME}" */
+		char *val; /* its non-empty value */
+	} *subs;
+	size_t nsubs, cap_subs;
 };
+
+static void subs_clear(struct rf *rf)
+{
+	for (size_t i = 0; i < rf->nsubs; i++) {
+		free(rf->subs[i].ref);
+		free(rf->subs[i].val);
+	}
+	rf->nsubs = 0;
+}
+
+/*
+ * the written form of text taken from the current (expanded) line: every occurrence of an
+ * expanded value put back as its ${VAR} reference, longest value first, so that no secret
+ * from the environment is ever shown; NULL stays NULL
+ */
+static char *unexpand(const struct rf *rf, const char *text)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	if (!text)
+		return NULL;
+	if (!rf->nsubs)
+		return rr_xstrdup(text);
+	for (const char *p = text; *p;) {
+		const struct subst *best = NULL;
+		size_t blen = 0;
+		for (size_t i = 0; i < rf->nsubs; i++) {
+			size_t n = strlen(rf->subs[i].val);
+			if (n > blen && strncmp(p, rf->subs[i].val, n) == 0) {
+				best = &rf->subs[i];
+				blen = n;
+			}
+		}
+		if (best) {
+			rr_strbuf_adds(&sb, best->ref);
+			p += blen;
+		} else {
+			rr_strbuf_addch(&sb, *p++);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
 
 /* ---------------------------------------------------------------------------
  * character classes of Python's str: isspace() and splitlines()
@@ -298,7 +348,7 @@ static size_t env_ref_at(const char *s, size_t n, size_t i)
  * (in order, repeats included) with a non-empty value, replace every
  * occurrence in the current line
  */
-static void expand_env(struct lline *ll)
+static void expand_env(struct rf *rf, struct lline *ll)
 {
 	RR_AUTOFREE char *orig = NULL;
 	size_t n = ll->s.len;
@@ -318,6 +368,9 @@ static void expand_env(struct lline *ll)
 		i += r;
 		if (!val || !*val)
 			continue;
+		struct subst *sub = &RR_PUSH(rf->subs, rf->nsubs, rf->cap_subs);
+		sub->ref = rr_xstrdup(ref);
+		sub->val = rr_xstrdup(val);
 		/* replace all occurrences of ref in ll */
 		struct lline nl = {RR_STRBUF_INIT, NULL, 0, ll->lineno};
 		size_t vlen = strlen(val);
@@ -733,6 +786,8 @@ static char *derive_name(const char *url)
 /* "path[extra1,extra2]" -> extras into req, returns the path length */
 static size_t strip_extras(const char *s, size_t n, struct rr_requirement *req)
 {
+	size_t cap = req->nextras;
+
 	if (n < 3 || s[n - 1] != ']')
 		return n;
 	size_t open = n - 1;
@@ -749,20 +804,12 @@ static size_t strip_extras(const char *s, size_t n, struct rr_requirement *req)
 			x++;
 		while (y > x && (s[y - 1] == ' ' || s[y - 1] == '\t'))
 			y--;
-		if (y > x) {
-			char *e = rr_xstrndup(s + x, y - x);
-			bool dup = false;
-			for (size_t k = 0; k < req->nextras; k++)
-				dup |= rr_name_eq(req->extras[k], e);
-			if (dup) {
-				free(e);
-			} else {
-				req->extras = rr_xrealloc(req->extras, (req->nextras + 1) * sizeof(char *));
-				req->extras[req->nextras++] = e;
-			}
-		}
+		if (y > x)
+			RR_PUSH(req->extras, req->nextras, cap) = rr_xstrndup(s + x, y - x);
 		a = b + 1;
 	}
+	/* duplicates (PEP 503-equal) dropped by a hash set: 100k extras were a pairwise scan */
+	req->nextras = rr_strv_dedupe(req->extras, req->nextras, rr_name_eq, rr_name_hash);
 	return open;
 }
 
@@ -846,8 +893,8 @@ static bool is_url_like(const char *t)
 	return archive_ext(p, m) != NULL;
 }
 
-static rr_err add_requirement(struct rf *rf, const struct lline *ll, size_t at, size_t len,
-			      const char *editable, struct optvals *ov, rr_error *err)
+static rr_err add_requirement_(struct rf *rf, const struct lline *ll, size_t at, size_t len,
+			       const char *editable, struct optvals *ov, rr_error *err)
 {
 	struct rr_item *it = rr_reqset_add_item(rf->set);
 	size_t off = map_at(ll, at);
@@ -879,6 +926,12 @@ static rr_err add_requirement(struct rf *rf, const struct lline *ll, size_t at, 
 		case O_CONFIG_SETTINGS:
 			it->options = rr_xrealloc(it->options, (it->noptions + 1) * sizeof(char *));
 			it->options[it->noptions++] = rr_xasprintf("%s=%s", o->def->canon, o->value);
+			if (rf->nsubs) {
+				char **opt = &it->options[it->noptions - 1];
+				char *shown = unexpand(rf, *opt);
+				free(*opt);
+				*opt = shown;
+			}
 			break;
 		default:
 			rr_reqset_add_warning(rf->set,
@@ -900,6 +953,33 @@ static rr_err add_requirement(struct rf *rf, const struct lline *ll, size_t at, 
 		return fail_off(rf, rc, ll, eoff, err, "%s", msg ? msg : "invalid requirement");
 	}
 	return RR_OK;
+}
+
+/*
+ * one requirement; parsed from the expanded line, then text and url_written put back as
+ * written (${VAR} kept) for everything that prints them
+ */
+static rr_err add_requirement(struct rf *rf, const struct lline *ll, size_t at, size_t len,
+			      const char *editable, struct optvals *ov, rr_error *err)
+{
+	size_t idx = rf->set->nitems;
+	rr_err rc = add_requirement_(rf, ll, at, len, editable, ov, err);
+	struct rr_item *it = &rf->set->items[idx];
+
+	it->text_expanded = it->text;
+	it->url_written = it->req.url;
+	if (rf->nsubs) {
+		it->text = unexpand(rf, it->text_expanded);
+		if (!strcmp(it->text, it->text_expanded)) {
+			free(it->text);
+			it->text = it->text_expanded;
+		}
+		if (it->req.url && strcmp(it->url_written = unexpand(rf, it->req.url), it->req.url) == 0) {
+			free(it->url_written);
+			it->url_written = it->req.url;
+		}
+	}
+	return rc;
 }
 
 /* ---------------------------------------------------------------------------
@@ -973,7 +1053,8 @@ static void add_opt(struct rf *rf, const struct lline *ll, const struct optval *
 	ol->path = rr_xstrdup(rf->path);
 	ol->line = ll->lineno;
 	ol->name = rr_xstrdup(o->def->canon);
-	ol->value = o->value ? rr_xstrdup(o->value) : NULL;
+	ol->value_expanded = o->value ? rr_xstrdup(o->value) : NULL;
+	ol->value = rf->nsubs ? unexpand(rf, o->value) : ol->value_expanded;
 }
 
 static rr_err option_line(struct rf *rf, const struct lline *ll, struct optvals *ov,
@@ -1122,8 +1203,12 @@ static rr_err check_text(struct rf *rf, rr_error *err)
 
 static void add_pline(struct rf *rf, size_t *cap, size_t start, size_t end)
 {
+	size_t old = *cap;
+
 	rr_xgrow((void **)&rf->lstart, cap, sizeof(size_t), rf->nlines + 1);
-	rf->lend = rr_xrealloc(rf->lend, *cap * sizeof(size_t));
+	/* lend follows lstart's capacity: resized only when that grows, not once a line */
+	if (*cap != old || !rf->lend)
+		rf->lend = rr_xrealloc(rf->lend, *cap * sizeof(size_t));
 	rf->lstart[rf->nlines] = start;
 	rf->lend[rf->nlines++] = end;
 }
@@ -1149,12 +1234,23 @@ static void split_lines(struct rf *rf)
 
 static rr_err handle_logical(struct rf *rf, struct lline *ll, rr_error *err)
 {
+	rr_err rc;
+
 	strip_comment(ll);
 	strip_ws(ll);
 	if (ll->s.len == 0)
 		return RR_OK;
-	expand_env(ll);
-	return process_line(rf, ll, err);
+	subs_clear(rf);
+	expand_env(rf, ll);
+	rc = process_line(rf, ll, err);
+	if (rc && err && err->msg && rf->nsubs) {
+		/* a message quoting the expanded line must not show the secret either */
+		char *shown = unexpand(rf, err->msg);
+		free(err->msg);
+		err->msg = shown;
+	}
+	subs_clear(rf);
+	return rc;
 }
 
 static rr_err parse_text(struct rf *rf, rr_error *err)
@@ -1287,6 +1383,8 @@ static rr_err parse_with_chain(struct rr_reqset *set, const char *path, const ch
 	rc = parse_text(&rf, err);
 	free(rf.lstart);
 	free(rf.lend);
+	subs_clear(&rf);
+	free(rf.subs);
 	return rc;
 }
 
@@ -1300,7 +1398,20 @@ static rr_err load_file(struct rr_reqset *set, const char *path, bool constraint
 
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return rr_fail(err, RR_E_IO, "cannot read '%s': is a directory", path);
-	rc = rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, err);
+	if (depth > 0) {
+		/* an include named by a file (maybe someone else's) must be a regular file: a FIFO
+		 * or a device there would make the run wait forever */
+		RR_AUTOFREE char *shown = rr_xasprintf("'%s'", path);
+		rc = rr_file_read(AT_FDCWD, path, RR_REQFILE_MAX_SIZE, 0, shown, &sb, err);
+		if (rc == RR_E_NOTFOUND) {
+			rc = RR_E_IO; /* as for a missing top-level file */
+			if (err)
+				err->code = rc;
+		}
+	} else {
+		/* named by the user: a pipe (`-r <(cmd)`) is fine */
+		rc = rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, err);
+	}
 	if (rc)
 		return rc;
 	if (strcmp(path, "-") != 0)

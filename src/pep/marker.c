@@ -1013,6 +1013,11 @@ static rr_err parse_list(struct rr_lex *lx, int depth, struct rr_marker **ret, r
 			break;
 		lx->pos = e;
 	}
+	/* most markers are one or two comparisons; the growth slack was 2 KB a requirement */
+	if (m->cap > m->n) {
+		m->items = rr_xrealloc(m->items, m->n * sizeof(*m->items));
+		m->cap = m->n;
+	}
 	*ret = m;
 	return RR_OK;
 }

@@ -152,3 +152,21 @@ bool rr_name_eq(const char *a, const char *b)
 			return true;
 	}
 }
+
+uint64_t rr_name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+
+	for (size_t i = 0; name[i];) {
+		unsigned char c;
+		if (is_name_sep(name[i])) {
+			while (is_name_sep(name[i]))
+				i++;
+			c = '-';
+		} else {
+			c = (unsigned char)rr_pep_lower(name[i++]);
+		}
+		h = (h ^ c) * 0x100000001b3u;
+	}
+	return h;
+}

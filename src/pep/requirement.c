@@ -390,6 +390,11 @@ static rr_err build_specset(const char *text, size_t n, const size_t *tok_off,
 		}
 		RR_PUSH(set.items, set.n, set.cap) = sp;
 	}
+	/* no growth slack kept per requirement (1.5 KB each for a typical one or two specs) */
+	if (set.cap > set.n && set.n) {
+		set.items = rr_xrealloc(set.items, set.n * sizeof(*set.items));
+		set.cap = set.n;
+	}
 	*ret = set;
 	return RR_OK;
 }
@@ -405,14 +410,8 @@ static rr_err parse_extras(struct rr_lex *lx, struct rr_requirement *r, rr_error
 	rr_lex_ws(lx);
 	if ((e = rr_lex_identifier(lx)) != RR_LEX_NO) {
 		for (;;) {
-			bool dup = false;
-			for (size_t k = 0; k < r->nextras; k++)
-				if (strlen(r->extras[k]) == e - lx->pos &&
-				    memcmp(r->extras[k], lx->s + lx->pos, e - lx->pos) == 0)
-					dup = true;
-			if (!dup)
-				RR_PUSH(r->extras, r->nextras, cap) =
-					rr_xstrndup(lx->s + lx->pos, e - lx->pos);
+			/* duplicates go after the list is read: a hash set, not a pairwise scan */
+			RR_PUSH(r->extras, r->nextras, cap) = rr_xstrndup(lx->s + lx->pos, e - lx->pos);
 			lx->pos = e;
 			rr_lex_ws(lx);
 			if (rr_lex_identifier(lx) != RR_LEX_NO)
@@ -425,6 +424,7 @@ static rr_err parse_extras(struct rr_lex *lx, struct rr_requirement *r, rr_error
 				return rr_lex_fail(err, lx->pos, "expected extra name after ','");
 		}
 	}
+	r->nextras = rr_strv_dedupe(r->extras, r->nextras, NULL, NULL);
 	rr_lex_ws(lx);
 	if (lx->pos >= lx->n || lx->s[lx->pos] != ']')
 		return rr_lex_fail(err, lx->pos, "expected ']' to close the extras");

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/plan.h"
@@ -190,7 +191,9 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		       rr_xstrdup("marker is false for this environment; kept as written"));
 		return;
 	}
-	if (is_url && (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text))) {
+	/* matched on the expanded form (${VAR}), printed as written */
+	if (is_url &&
+	    (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text_expanded))) {
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
 		       rr_xasprintf("URL points at a CUDA wheel location (%s)", rule));
 		d->breaks_stack = true;
@@ -337,7 +340,7 @@ static void decide_options(struct builder *b)
 			continue; /* includes are flattened into the decisions */
 		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
 		if (o->value && option_takes_url(o->name))
-			rule = match_cuda_index(b->in->policy, o->value);
+			rule = match_cuda_index(b->in->policy, o->value_expanded);
 		if (!rule && option_is_index(o->name)) {
 			/* the plan names every index it was resolved against itself */
 			free(line);
@@ -418,25 +421,14 @@ static rr_err write_atomically(const char *dir, const char *name, const char *da
 			       char **ret_path, rr_error *err)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, name);
-	RR_AUTOFREE char *tmp = rr_xasprintf("%s/.%s.%ld.tmp", dir, name, (long)getpid());
-	int fd;
 
 	if (mkdir_p(dir))
 		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", dir, strerror(errno));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", tmp, strerror(errno));
-	if (write(fd, data, len) != (ssize_t)len || fsync(fd)) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return rr_fail(err, RR_E_ENV, "cannot write '%s': %s", tmp, strerror(e));
-	}
-	close(fd);
-	if (rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return rr_fail(err, RR_E_ENV, "cannot rename '%s': %s", tmp, strerror(e));
+	/* a random temporary name, O_EXCL|O_NOFOLLOW: a shared cache can hold planted symlinks */
+	if (rr_file_write_atomic(path, data, len, 0600, err)) {
+		if (err)
+			err->code = RR_E_ENV;
+		return RR_E_ENV;
 	}
 	*ret_path = RR_STEAL(path);
 	return RR_OK;

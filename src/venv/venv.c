@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/name.h"
@@ -64,59 +65,17 @@ static char *in_sysroot(const struct loader *l, const char *abs)
 
 /*
  * read name (relative to dirfd) into sb; RR_E_NOTFOUND when it does not exist,
- * RR_E_LIMIT over max, RR_E_IO otherwise; shown names the file in messages
+ * RR_E_LIMIT over max, RR_E_IO otherwise (a FIFO or device is refused, never waited on);
+ * shown names the file in messages
  */
 static rr_err read_at(int dirfd, const char *name, size_t max, struct rr_strbuf *sb,
 		      const char *shown, rr_error *err)
 {
-	struct stat st;
-	int fd;
-	ssize_t n;
+	rr_err rc = rr_file_read(dirfd, name, max, 0, shown, sb, err);
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return rr_fail(err, RR_E_NOTFOUND, "%s missing", shown);
-		return rr_fail(err, RR_E_IO, "cannot open %s: %s", shown, strerror(errno));
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = errno;
-		close(fd);
-		if (S_ISDIR(st.st_mode))
-			return rr_fail(err, RR_E_IO, "cannot read %s: is a directory", shown);
-		return rr_fail(err, RR_E_IO, "cannot read %s: %s", shown,
-			       S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		return rr_fail(err, RR_E_LIMIT, "%s is larger than the limit of %zu bytes", shown, max);
-	}
-	rr_strbuf_reset(sb);
-	rr_strbuf_grow(sb, (size_t)st.st_size + 1);
-	for (;;) {
-		if (sb->alloc - sb->len < 2)
-			rr_strbuf_grow(sb, 4096);
-		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			rr_strbuf_setlen(sb, 0);
-			return rr_fail(err, RR_E_IO, "cannot read %s: %s", shown, strerror(e));
-		}
-		if (n == 0)
-			break;
-		if (sb->len + (size_t)n > max) {
-			close(fd);
-			rr_strbuf_setlen(sb, 0);
-			return rr_fail(err, RR_E_LIMIT, "%s is larger than the limit of %zu bytes",
-				       shown, max);
-		}
-		rr_strbuf_setlen(sb, sb->len + (size_t)n);
-	}
-	close(fd);
-	return RR_OK;
+	if (rc == RR_E_NOTFOUND)
+		return rr_fail(err, RR_E_NOTFOUND, "%s missing", shown);
+	return rc;
 }
 
 static char *trimmed_dup(const char *s, size_t n)

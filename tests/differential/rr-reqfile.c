@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 				printf("\t%u\t%u", it->line, it->col);
 				put(flags);
 				put(it->kind == RR_ITEM_URL ? "url" : "req");
-				put(it->text);
+				put(it->text_expanded); /* pip compares what is used */
 				putv(it->hashes, it->nhashes);
 				putv(it->options, it->noptions);
 				put(it->req.key);
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 				put(set.opts[i].path);
 				printf("\t%u", set.opts[i].line);
 				put(set.opts[i].name);
-				put(set.opts[i].value);
+				put(set.opts[i].value_expanded);
 				putchar('\n');
 			}
 		}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gpu/gpu.h"
@@ -579,6 +580,53 @@ static void test_integrity_missing_and_edited(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * a RECORD entry naming /dev/zero, a FIFO in place of a listed file and a FIFO in place of
+ * a RECORD: each is refused and reported, never opened blocking or read forever (before,
+ * open() of the FIFO waited for a writer and /dev/zero was hashed without end). alarm()
+ * turns a regression into a failure instead of a hung suite.
+ */
+static void test_integrity_fifos_and_devices(void **state)
+{
+	struct rr_verify_report *r;
+	char tmp[] = "/tmp/rr-gpu-fifo-XXXXXX";
+	char cmd[8192];
+	FILE *f;
+	(void)state;
+
+	assert_non_null(mkdtemp(tmp));
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/site/ok/.' '%s/'", fx, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/torch/version.py", tmp);
+	assert_int_equal(unlink(cmd), 0);
+	assert_int_equal(mkfifo(cmd, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "%s/%s/RECORD", tmp, stack[0].dist_info_dir);
+	f = fopen(cmd, "a");
+	assert_non_null(f);
+	fputs("/dev/zero,sha256=bumTg614e3kCQhcW3abO4yTsfUUkz3mD8E69u0YTAFI,1\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/%s/RECORD", tmp, stack[1].dist_info_dir);
+	assert_int_equal(unlink(cmd), 0);
+	assert_int_equal(mkfifo(cmd, 0600), 0);
+	alarm(60);
+	{
+		const char *dirs[] = {tmp};
+		struct rr_verify_opts o = {.skip_kernel = true, .skip_torch = true, .site_dirs = dirs,
+					   .nsite_dirs = 1, .protected_dists = stack,
+					   .nprotected = 2};
+		r = run(&o);
+	}
+	alarm(0);
+	assert_int_equal(r->stages[0].verdict, RR_VERDICT_FAIL);
+	DETAIL(r, 0, "torch/version.py (of torch 2.9.1+rocm7.2.0.lw.git7e1940d4) is not a regular "
+		     "file");
+	DETAIL(r, 0, "/dev/zero (of torch 2.9.1+rocm7.2.0.lw.git7e1940d4) is not a regular file");
+	DETAIL(r, 0, "pytorch-triton-rocm 3.5.1+rocm7.2.0.gitc1f2e3a4: no RECORD in");
+	rr_verify_report_free(r);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* ---- torch probe ---- */
 
 static struct rr_verify_report *torch_case(const char *vcase, int timeout)
@@ -852,6 +900,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_integrity_ok),
 		cmocka_unit_test(test_integrity_clobbered),
 		cmocka_unit_test(test_integrity_missing_and_edited),
+		cmocka_unit_test(test_integrity_fifos_and_devices),
 	};
 	const struct CMUnitTest torch[] = {
 		cmocka_unit_test_setup(test_torch_ok, setup),

@@ -3,9 +3,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
@@ -103,6 +109,168 @@ static void test_redact(void **state)
 	assert_string_equal(c, "no urls here: a@b");
 }
 
+/* rr_file_read: never waits on a FIFO, refuses devices, bounds streams; alarm() guards hangs */
+static void test_file_read(void **state)
+{
+	char dir[] = "/tmp/rr-file-XXXXXX";
+	char path[256], fifo[256], link[256];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	FILE *f;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("hello\n", f);
+	fclose(f);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(symlink(path, link), 0);
+
+	alarm(20);
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "a.txt", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "hello\n");
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 3, 0, "a.txt", &sb, &e), RR_E_LIMIT);
+	assert_int_equal(sb.len, 0);
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, fifo, 100, 0, "'fifo'", &sb, &e), RR_E_IO);
+	assert_string_equal(e.msg, "cannot read 'fifo': it is a FIFO, not a regular file");
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, "/dev/zero", 100, 0, "zero", &sb, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "a character device"));
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, dir, 100, 0, "dir", &sb, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "a directory"));
+	rr_error_release(&e);
+	/* a stream the caller accepts is read, but only up to max */
+	assert_int_equal(rr_file_read(AT_FDCWD, "/dev/zero", 100, RR_FILE_STREAM_OK, "zero", &sb,
+				      &e),
+			 RR_E_LIMIT);
+	rr_error_release(&e);
+	/* a FIFO without a writer: the accepted stream is empty, not a wait */
+	assert_int_equal(rr_file_read(AT_FDCWD, fifo, 100, RR_FILE_STREAM_OK, "fifo", &sb, &e),
+			 RR_OK);
+	assert_int_equal(sb.len, 0);
+	assert_int_equal(rr_file_read(AT_FDCWD, link, 100, 0, "link", &sb, &e), RR_OK);
+	assert_int_equal(rr_file_read(AT_FDCWD, link, 100, RR_FILE_NOFOLLOW, "link", &sb, &e),
+			 RR_E_IO);
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, "/nonexistent/x", 100, 0, "x", &sb, &e),
+			 RR_E_NOTFOUND);
+	rr_error_release(&e);
+	/* the strbuf reader (requirements files) keeps its old contract over the same helper */
+	rr_strbuf_release(&sb);
+	assert_int_equal(rr_strbuf_read_file(&sb, "/nonexistent/x", 100, &e), RR_E_IO);
+	rr_error_release(&e);
+	assert_int_equal(rr_strbuf_read_file(&sb, fifo, 100, &e), RR_OK);
+	assert_int_equal(rr_strbuf_read_file(&sb, path, 100, &e), RR_OK);
+	assert_string_equal(sb.buf, "hello\n");
+	alarm(0);
+	rr_strbuf_release(&sb);
+	unlink(path);
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* rr_file_write_atomic: never follows what sits at a temporary name, replaces the target */
+static void test_file_write_atomic(void **state)
+{
+	char dir[] = "/tmp/rr-file-XXXXXX";
+	char path[256], victim[256], cmd[512];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	struct stat st;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	assert_int_equal(rr_file_write_atomic(victim, "keep\n", 5, 0600, &e), RR_OK);
+	/* the target itself a symlink: replaced by a file, its target untouched */
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(rr_file_write_atomic(path, "new\n", 4, 0640, &e), RR_OK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "out", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "new\n");
+	assert_int_equal(rr_file_read(AT_FDCWD, victim, 100, 0, "victim", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "keep\n");
+	/* only the two files remain: no temporary left behind */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) -eq 2", dir);
+	assert_int_equal(system(cmd), 0);
+	/* a directory that does not exist: an error naming the target */
+	assert_int_equal(rr_file_write_atomic("/nonexistent/dir/x", "a", 1, 0600, &e), RR_E_IO);
+	assert_non_null(strstr(e.msg, "'/nonexistent/dir/x'"));
+	rr_error_release(&e);
+	rr_strbuf_release(&sb);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* JSON strings are valid UTF-8 whatever the input bytes (before: a raw 0xff went through) */
+static void test_json_str_utf8(void **state)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	(void)state;
+
+	rr_strbuf_add_json_str(&sb, "a\xff" "b");
+	assert_string_equal(sb.buf, "\"a\\ufffdb\"");
+	rr_strbuf_reset(&sb);
+	/* overlong, surrogate, past U+10FFFF, truncated at the end; DEL and ESC escaped */
+	rr_strbuf_add_json_str(&sb, "\xc0\x80|\xed\xa0\x80|\xf4\x90\x80\x80|\x1b[31m\x7f|\xe2\x82");
+	assert_string_equal(sb.buf, "\"\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd\\ufffd|"
+				    "\\u001b[31m\\u007f|\\ufffd\\ufffd\"");
+	rr_strbuf_reset(&sb);
+	/* well-formed multibyte text passes unchanged */
+	rr_strbuf_add_json_str(&sb, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \"q\" \\");
+	assert_string_equal(sb.buf, "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \\\"q\\\" \\\\\"");
+	rr_strbuf_reset(&sb);
+	/* for the terminal: ESC, BEL, CR, DEL, C1 CSI and stray bytes escaped; tab and UTF-8 kept */
+	rr_strbuf_add_printable(&sb, "a\x1b]0;t\x07\r\x7f\xc2\x9b\xff\tcaf\xc3\xa9");
+	assert_string_equal(sb.buf, "a\\x1b]0;t\\x07\\x0d\\x7f\\xc2\\x9b\\xff\tcaf\xc3\xa9");
+	rr_strbuf_reset(&sb);
+	rr_strbuf_add_utf8(&sb, "x\xff\xc3\xa9");
+	assert_string_equal(sb.buf, "x\xef\xbf\xbd\xc3\xa9");
+	rr_strbuf_release(&sb);
+}
+
+/* rr_strv_dedupe keeps the first of each in order and frees the rest (extras: 100k of them) */
+static void test_strv_dedupe(void **state)
+{
+	const char *in[] = {"b", "a", "b", "c", "a", "a", "d"};
+	char **v = rr_xcalloc(RR_ARRAY_LEN(in), sizeof(*v));
+	size_t n;
+	(void)state;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(in); i++)
+		v[i] = rr_xstrdup(in[i]);
+	n = rr_strv_dedupe(v, RR_ARRAY_LEN(in), NULL, NULL);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[0], "b");
+	assert_string_equal(v[1], "a");
+	assert_string_equal(v[2], "c");
+	assert_string_equal(v[3], "d");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	/* many distinct and repeated ones: every kept string once, in first-seen order */
+	v = rr_xrealloc(v, 3000 * sizeof(*v));
+	for (size_t i = 0; i < 3000; i++)
+		v[i] = rr_xasprintf("e%zu", i % 1000);
+	n = rr_strv_dedupe(v, 3000, NULL, NULL);
+	assert_int_equal(n, 1000);
+	for (size_t i = 0; i < n; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "e%zu", i);
+		assert_string_equal(v[i], want);
+		free(v[i]);
+	}
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +279,10 @@ int main(void)
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_strv_dedupe),
+		cmocka_unit_test(test_json_str_utf8),
+		cmocka_unit_test(test_file_read),
+		cmocka_unit_test(test_file_write_atomic),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }

@@ -149,8 +149,16 @@ static void test_env_vars(void **state)
 	setenv("rr_test_lower", "no", 1);
 	unsetenv("RR_TEST_UNSET_VAR");
 	assert_int_equal(rr_reqfile_load(&set, p, &err), RR_OK);
-	assert_string_equal(set.items[0].text, "torch==2.4.1");
+	/* used expanded, shown as written */
+	assert_string_equal(set.items[0].text_expanded, "torch==2.4.1");
+	assert_string_equal(set.items[0].text, "torch==${RR_TEST_TORCH_VERSION}");
+	{
+		RR_AUTO_STRBUF struct rr_strbuf spec = RR_STRBUF_INIT;
+		rr_specset_format(&set.items[0].req.spec, &spec);
+		assert_string_equal(spec.buf, "==2.4.1");
+	}
 	assert_string_equal(set.items[1].req.url, "https://files.example/lib-1.0.tar.gz");
+	assert_string_equal(set.items[1].url_written, "https://${RR_TEST_HOST}/lib-1.0.tar.gz");
 	rr_reqset_release(&set);
 	/* unset, empty, lower-case and $VAR without braces stay as written */
 	assert_int_equal(parse_str(&set, "e.txt",
@@ -159,6 +167,113 @@ static void test_env_vars(void **state)
 			 RR_OK);
 	assert_string_equal(set.index_url,
 			    "https://${RR_TEST_UNSET_VAR}/${RR_TEST_EMPTY}/${rr_test_lower}/$RR_TEST_HOST/files.example");
+	rr_reqset_release(&set);
+}
+
+/*
+ * pip's way to keep a token out of the file: the index is reached with the expanded URL,
+ * but every field meant for printing keeps ${VAR} (before, value, text and the error
+ * message carried the secret, and the plan printed it)
+ */
+static void test_env_secrets_not_in_printed_fields(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	setenv("RR_TEST_USER", "alice", 1);
+	setenv("RR_TEST_TOKEN", "s3cr3t-t0ken", 1);
+	assert_int_equal(
+		parse_str(&set, "s.txt",
+			  "-i https://${RR_TEST_USER}:${RR_TEST_TOKEN}@host.example/simple\n"
+			  "--extra-index-url https://x.example/${RR_TEST_TOKEN}/simple\n"
+			  "torch==2.4.1 --config-settings=k=${RR_TEST_TOKEN}\n"
+			  "foo @ https://files.example/${RR_TEST_TOKEN}/foo-1.0-py3-none-any.whl\n"
+			  "https://files.example/${RR_TEST_TOKEN}/bar-2.0.tar.gz\n",
+			  &err),
+		RR_OK);
+	/* used: expanded */
+	assert_string_equal(set.index_url, "https://alice:s3cr3t-t0ken@host.example/simple");
+	assert_string_equal(set.extra_index_urls[0], "https://x.example/s3cr3t-t0ken/simple");
+	assert_int_equal(set.nopts, 2);
+	assert_string_equal(set.opts[0].value_expanded,
+			    "https://alice:s3cr3t-t0ken@host.example/simple");
+	assert_string_equal(set.items[1].req.url,
+			    "https://files.example/s3cr3t-t0ken/foo-1.0-py3-none-any.whl");
+	assert_string_equal(set.items[2].req.url, "https://files.example/s3cr3t-t0ken/bar-2.0.tar.gz");
+	assert_string_equal(set.items[2].req.name, "bar");
+	/* printed: as written */
+	assert_string_equal(set.opts[0].name, "--index-url");
+	assert_string_equal(set.opts[0].value, "https://${RR_TEST_USER}:${RR_TEST_TOKEN}@host.example/simple");
+	assert_string_equal(set.opts[1].value, "https://x.example/${RR_TEST_TOKEN}/simple");
+	assert_string_equal(set.items[0].text, "torch==2.4.1");
+	assert_ptr_equal(set.items[0].text, set.items[0].text_expanded); /* nothing expanded */
+	assert_string_equal(set.items[0].options[0], "--config-settings=k=${RR_TEST_TOKEN}");
+	assert_string_equal(set.items[1].text,
+			    "foo @ https://files.example/${RR_TEST_TOKEN}/foo-1.0-py3-none-any.whl");
+	assert_string_equal(set.items[1].url_written,
+			    "https://files.example/${RR_TEST_TOKEN}/foo-1.0-py3-none-any.whl");
+	assert_string_equal(set.items[2].text, "https://files.example/${RR_TEST_TOKEN}/bar-2.0.tar.gz");
+	assert_string_equal(set.items[2].url_written,
+			    "https://files.example/${RR_TEST_TOKEN}/bar-2.0.tar.gz");
+	rr_reqset_release(&set);
+
+	/* an error about the expanded line does not quote the secret */
+	assert_int_equal(parse_str(&set, "s.txt",
+				   "https://files.example/${RR_TEST_TOKEN}/bad-wheel.whl\n", &err),
+			 RR_E_PARSE);
+	assert_null(strstr(err.msg, "s3cr3t"));
+	assert_non_null(strstr(err.msg, "${RR_TEST_TOKEN}") ? err.msg : strstr(err.msg, "bad-wheel"));
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	unsetenv("RR_TEST_TOKEN");
+	unsetenv("RR_TEST_USER");
+}
+
+/* wrong input names are usage errors (exit 2) naming the input, not environment errors */
+static void test_input_usage_errors(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	const char *undef = "[project]\nname = \"p\"\nversion = \"1\"\n"
+			    "[dependency-groups]\ndev = [{include-group = \"nope\"}]\n";
+	const char *nogroups = "[project]\nname = \"p\"\nversion = \"1\"\ndependencies = []\n";
+	const char *const dev[] = {"dev"};
+	struct rr_input_sel sel = {.groups = dev, .ngroups = 1};
+	char dir[] = "/tmp/rr-empty-XXXXXX";
+	(void)state;
+
+	assert_int_equal(rr_pyproject_parse(&set, "pp.toml", undef, strlen(undef), &sel, &err),
+			 RR_E_USAGE);
+	assert_non_null(strstr(err.msg, "dependency group 'nope' is not defined"));
+	assert_string_equal(err.path, "pp.toml");
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	assert_int_equal(rr_pyproject_parse(&set, "pp.toml", nogroups, strlen(nogroups), &sel, &err),
+			 RR_E_USAGE);
+	assert_non_null(strstr(err.msg, "no [dependency-groups] table"));
+	assert_string_equal(err.path, "pp.toml");
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(rr_input_load(&set, dir, NULL, &err), RR_E_USAGE);
+	assert_non_null(strstr(err.msg, dir));
+	rr_error_release(&err);
+	rr_reqset_release(&set);
+	rmdir(dir);
+}
+
+/* a path's extras: PEP 503-equal duplicates dropped (now by a hash set), first kept */
+static void test_url_extras_dedupe(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(parse_str(&set, "x.txt", "./local[A_b, c,a-b,C,a.B]\n", &err), RR_OK);
+	assert_int_equal(set.items[0].req.nextras, 2);
+	assert_string_equal(set.items[0].req.extras[0], "A_b");
+	assert_string_equal(set.items[0].req.extras[1], "c");
 	rr_reqset_release(&set);
 }
 
@@ -581,6 +696,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_include_relative),
 		cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_env_vars),
+		cmocka_unit_test(test_env_secrets_not_in_printed_fields),
+		cmocka_unit_test(test_input_usage_errors),
+		cmocka_unit_test(test_url_extras_dedupe),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_extra_index_after_pins),
 		cmocka_unit_test(test_error_columns),

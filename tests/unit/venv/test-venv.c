@@ -500,6 +500,58 @@ static void test_venv_site_as_root(void **state)
 	rr_venv_free(v);
 }
 
+/*
+ * FIFOs at pyvenv.cfg, a METADATA, torch/version.py and a direct_url.json, and /dev/zero
+ * through a symlink at RECORD: loading returns promptly and names each (before, open()
+ * waited for a FIFO writer forever). alarm() turns a regression into a failure, not a hang.
+ */
+static void test_venv_fifos(void **state)
+{
+	char tmp[] = "/tmp/rr-venv-fifo-XXXXXX";
+	RR_AUTOFREE char *src = fixture("rocm72");
+	RR_AUTOFREE char *cmd = NULL;
+	RR_AUTOFREE char *site = NULL;
+	RR_AUTOFREE char *p = NULL;
+	struct rr_venv_opts o = {.sysroot = "/nonexistent-sysroot"};
+	struct rr_venv *v = NULL;
+	rr_error e = RR_ERROR_INIT;
+	const struct rr_dist *d;
+	(void)state;
+
+	assert_non_null(mkdtemp(tmp));
+	cmd = rr_xasprintf("cp -r '%s/.' '%s/'", src, tmp);
+	assert_int_equal(system(cmd), 0);
+	site = rr_xasprintf("%s/lib/python3.12/site-packages", tmp);
+	const char *fifos[] = {"../../../pyvenv.cfg", "numpy-2.4.1.dist-info/METADATA",
+			       "torch/version.py", "numpy-2.4.1.dist-info/direct_url.json"};
+	for (size_t i = 0; i < RR_ARRAY_LEN(fifos); i++) {
+		p = rr_free(p);
+		p = rr_xasprintf("%s/%s", site, fifos[i]);
+		unlink(p);
+		assert_int_equal(mkfifo(p, 0600), 0);
+	}
+	p = rr_free(p);
+	p = rr_xasprintf("%s/torchaudio-2.9.0+rocm7.2.0.gite3c6ee2b.dist-info/RECORD", site);
+	unlink(p);
+	assert_int_equal(symlink("/dev/zero", p), 0);
+
+	alarm(30);
+	assert_int_equal(rr_venv_load(tmp, &o, &v, &e), RR_OK);
+	alarm(0);
+	assert_true(has_warning(v, "pyvenv.cfg: it is a FIFO, not a regular file"));
+	assert_true(has_warning(v, "torch/version.py: it is a FIFO, not a regular file"));
+	d = rr_venv_lookup(v, "numpy");
+	assert_non_null(d);
+	assert_non_null(d->problem);
+	assert_non_null(strstr(d->problem, "it is a FIFO, not a regular file"));
+	d = rr_venv_lookup(v, "torchaudio");
+	assert_non_null(d);
+	rr_venv_free(v);
+	cmd = rr_free(cmd);
+	cmd = rr_xasprintf("rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_venv_unreadable(void **state)
 {
 	char tmpl[] = "/tmp/rr-venv-XXXXXX";
@@ -577,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_venv_locate),
 		cmocka_unit_test(test_venv_conda_layout),
 		cmocka_unit_test(test_venv_not_an_environment),
+		cmocka_unit_test(test_venv_fifos),
 		cmocka_unit_test(test_venv_site_as_root),
 		cmocka_unit_test(test_venv_unreadable),
 		cmocka_unit_test(test_venv_speed),

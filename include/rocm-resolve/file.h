@@ -1,0 +1,58 @@
+/*
+ * file.h - the one way librr reads and writes whole files.
+ *
+ * Reading never blocks on a file's type: every open is O_NONBLOCK|O_CLOEXEC|O_NOCTTY, the
+ * opened file is fstat()ed, and anything that is not a regular file (a FIFO, /dev/zero, a
+ * socket, a directory) is refused with RR_E_IO "... is not a regular file (a FIFO)" unless
+ * the caller allows streams (a requirements file named on the command line may be a pipe,
+ * as in `-r <(cmd)`); a stream is still bounded by max.
+ *
+ *   rr_file_read(AT_FDCWD, path, 1 << 20, 0, "'x'", &sb, &err);   regular files only
+ *   rr_file_read(dirfd, "METADATA", max, 0, "METADATA", &sb, &err);
+ *
+ * Writing goes through a temporary file with a random name in the target's own directory,
+ * created with O_CREAT|O_EXCL|O_NOFOLLOW, so a symlink planted at a predictable name is never
+ * followed; the data is fsync()ed and rename()d over the target; the temporary is unlinked on
+ * any failure:
+ *
+ *   rr_file_write_atomic("/cache/plans/p.txt", buf, len, 0600, &err);
+ */
+#ifndef RR_FILE_H
+#define RR_FILE_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/strbuf.h"
+
+enum rr_file_flags {
+	RR_FILE_STREAM_OK = 1 << 0, /* accept FIFOs and character devices (still bounded by max) */
+	RR_FILE_NOFOLLOW = 1 << 1,  /* refuse a symlink as the last path component */
+};
+
+/*
+ * open path (relative to dirfd; AT_FDCWD for the working directory) for reading, without
+ * blocking, and check its type as above; on success *ret_fd is a blocking descriptor (O_NONBLOCK
+ * is cleared again) and *ret_st (may be NULL) its fstat. Fails with RR_E_NOTFOUND when the path
+ * does not exist (ENOENT, ENOTDIR), RR_E_IO otherwise. shown names the file in messages.
+ */
+rr_err rr_file_open_read(int dirfd, const char *path, unsigned flags, const char *shown,
+			 int *ret_fd, struct stat *ret_st, rr_error *err) RR_WUR;
+
+/*
+ * replace sb's content with the whole file (NUL-terminated); RR_E_LIMIT when it holds more
+ * than max bytes, other codes as rr_file_open_read. sb is left empty on failure.
+ */
+rr_err rr_file_read(int dirfd, const char *path, size_t max, unsigned flags, const char *shown,
+		    struct rr_strbuf *sb, rr_error *err) RR_WUR;
+
+/*
+ * write data to path atomically (see above); mode is the new file's mode (before umask).
+ * Fails with RR_E_IO naming the path.
+ */
+rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+			    rr_error *err) RR_WUR;
+
+#endif
