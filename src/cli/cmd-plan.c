@@ -104,8 +104,13 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	/* a requirement with no safe version: the plan stays on stderr only */
 	for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
 		if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
-			fprintf(stderr, "rocm-resolve: error: %s: no safe version of '%s' (--strict)\n",
-				plan->decisions[i].source, plan->decisions[i].requirement);
+			RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
+			rr_strbuf_adds(&msg, "rocm-resolve: error: ");
+			rr_strbuf_add_printable(&msg, plan->decisions[i].source);
+			rr_strbuf_adds(&msg, ": no safe version of '");
+			rr_strbuf_add_printable(&msg, plan->decisions[i].requirement);
+			rr_strbuf_adds(&msg, "' (--strict)\n");
+			fputs(msg.buf, stderr);
 			status = RR_EXIT_NO;
 		}
 	if (status < 0 && cli->uv_excludes)
@@ -140,10 +145,19 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 			return RR_EXIT_ENV;
 		}
 	} else if (breaks) {
+		RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 		rr_plan_format_check(plan, &out);
+		/* input text is in the report: no escape sequence reaches the terminal */
+		for (const char *p = out.buf; *p;) {
+			size_t n = strcspn(p, "\n");
+			RR_AUTOFREE char *line = rr_xstrndup(p, n);
+			rr_strbuf_add_printable(&shown, line);
+			rr_strbuf_addch(&shown, '\n');
+			p += n + (p[n] ? 1 : 0);
+		}
 		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
 				"stack in %s:\n%s",
-			plan->venv, out.buf);
+			plan->venv, shown.buf);
 	} else if (cli->verbosity >= 0) {
 		fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
 				"protected%s)\n",
