@@ -74,6 +74,10 @@ struct rr_flow_opts {
 	const struct rr_provider *provider;
 	const char *user_agent;
 	bool record; /* keep every answer of the world in f->world (--write-testcase) */
+	/* check (the pre-commit hook): when the index cannot be reached, answer from the
+	 * cache; when the cache lacks something too, judge the lines alone and say that
+	 * the dependencies were not checked (a warning, never a silent pass) */
+	bool offline_fallback;
 };
 
 struct rr_flow {

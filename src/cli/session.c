@@ -39,6 +39,7 @@ static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool wan
 	o->pre = cli->pre;
 	o->timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o->record = cli->write_testcase != NULL;
+	o->offline_fallback = strcmp(cli->command, "check") == 0;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */
 	o->allow_excludes = cli->uv_excludes != NULL ||
 			    (strcmp(cli->command, "install") == 0 &&

@@ -383,6 +383,28 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	else {
 		rr_plan_classify(&in, resolvable);
 		rc = resolve(f, o, resolvable, err);
+		if (rc == RR_E_NETWORK && o->offline_fallback && !o->offline) {
+			struct rr_flow_opts off = *o;
+			RR_AUTOFREE char *why = rr_xstrdup(err && err->msg ? err->msg : "no network");
+			rr_resolution_release(&f->res);
+			rr_error_release(err);
+			off.offline = true;
+			rc = resolve(f, &off, resolvable, err);
+			if (!rc) {
+				flow_warn(f, rr_xasprintf("the index could not be reached (%s): answered "
+							  "from the cache",
+							  why));
+			} else if (rc == RR_E_NETWORK) {
+				flow_warn(f, rr_xasprintf("the index could not be reached (%s) and the "
+							  "cache does not hold everything: dependencies "
+							  "were NOT checked, only the lines themselves",
+							  why));
+				rr_resolution_release(&f->res);
+				rr_error_release(err);
+				in.unresolved = "no index reachable, not all in the cache";
+				return rr_plan_build(&in, &f->plan, err);
+			}
+		}
 		if (rc)
 			return rc;
 		rc = check_found(f, err);

@@ -218,6 +218,24 @@ def main():
                   rp.returncode == 1 and "rr-held==1.0" in rp.stdout, rp.stdout)
             cons = None
 
+            # ---- check (the hook) without a network: the cache, else the lines alone, said loudly
+            f = write("hook.txt", "rr-parent\n")
+            hook_cache = os.path.join(work, "hook-cache")
+            with E.Index() as idx2:
+                first = E.rr(["check", "--venv", v72, "--cache-dir", hook_cache, "-i", idx2.simple(), f])
+                dead = idx2.simple()
+            r = E.rr(["check", "--refresh", "--venv", v72, "--cache-dir", hook_cache, "-i", dead, f])
+            check("check with the index gone answers from the cache, and says so (same verdict)",
+                  first.returncode == 1 and r.returncode == 1 and "answered from the cache" in r.stderr and
+                  "rr-held (a dependency)" in r.stderr, first.stderr + "\n---\n" + r.stderr)
+            r = E.rr(["check", "--venv", v72, "--cache-dir", os.path.join(work, "empty-cache"), "-i", dead, f])
+            check("check with no index and no cache judges the lines alone and says the dependencies were NOT checked",
+                  r.returncode == 0 and "were NOT checked" in r.stderr and "dependencies not checked" in r.stderr,
+                  r.stderr)
+            r = E.rr(["--venv", v72, "--cache-dir", os.path.join(work, "empty-cache"), "-i", dead, f])
+            check("plan with no index still fails closed (exit 3), no silent plan",
+                  r.returncode == 3 and r.stdout == FAIL_CLOSED, r.stdout + r.stderr)
+
             # ---- every plan is a file both installers accept
             for text, venv in (("vllm==0.10.1\npsutil\n", v72), ("rr-held\nrr-parent\n", v72),
                                ("torchvision==0.19.1\n", v72), ("rr-tritondep\n", v64)):
