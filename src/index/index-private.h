@@ -35,7 +35,11 @@ struct rr_fetch_opts {
 	int max_parallel; /* transfers in flight */
 	long backoff_ms;  /* first retry delay; doubles each attempt */
 	const char *user_agent;
+	long long deadline_ms; /* CLOCK_MONOTONIC ms (rr_fetch_now_ms) no transfer outlives; 0: none */
 };
+
+/* CLOCK_MONOTONIC in milliseconds: the clock of every deadline */
+long long rr_fetch_now_ms(void);
 
 struct rr_fetch {
 	/* in */
@@ -44,11 +48,17 @@ struct rr_fetch {
 	const char *accept;   /* NULL: curl's default */
 	const char *if_none_match, *if_modified_since;
 	size_t max_body;      /* 0: 64 MiB */
+	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
+	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
 	rr_error err;
 	long status;
 	struct rr_strbuf body;
+	int fd;               /* spilled body (read from offset 0), else -1; release closes it */
+	long long body_size;  /* bytes of body received (in memory or in fd) */
+	long long total_size; /* from Content-Range "bytes a-b/T"; -1 when not given */
+	bool accept_ranges;   /* "Accept-Ranges: bytes" seen */
 	char *etag, *last_modified, *cache_control, *content_type;
 	char *effective_url;  /* after redirects, userinfo removed */
 	int attempts;
@@ -62,6 +72,8 @@ struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f);
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);
 void rr_fetch_release(struct rr_fetch *r);
 size_t rr_fetcher_transfers(const struct rr_fetcher *f);
+/* body bytes received over all transfers */
+unsigned long long rr_fetcher_bytes(const struct rr_fetcher *f);
 
 /* resolve ref against base (RFC 3986); NULL when either is not a URL */
 char *rr_url_join(const char *base, const char *ref);

@@ -113,12 +113,35 @@ static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtex
 	RR_PUSH(pk->data, n, *dcap) = d;
 }
 
+/* one index file with its version parsed once */
+struct fver {
+	struct rr_version v;
+	size_t i; /* position in the page: ties keep page order */
+};
+
+static int cmp_fver(const void *a, const void *b)
+{
+	const struct fver *x = a, *y = b;
+	int c = rr_version_cmp(&x->v, &y->v);
+
+	if (c)
+		return c;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Linear in the page (plus a sort): every file's version is parsed once, the
+ * files are grouped by version, and each group yields one candidate (its best
+ * file). A page of 48k releases used to be parsed release x file times.
+ */
 static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg **ret,
 		       rr_error *err)
 {
 	const struct rr_index_project *proj = NULL;
 	const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
 	struct pkg pk = {0};
+	struct fver *fv = NULL;
+	size_t nfv = 0;
 	size_t cap = 0;
 	size_t dcap = 0;
 	bool dist_matched = false;
@@ -132,49 +155,49 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	if (rc == RR_E_NOTFOUND && !dist)
 		return RR_E_NOTFOUND;
 	pk.key = rr_xstrdup(key);
-	for (size_t i = 0; proj && i < proj->nfiles; i++) {
-		const struct rr_index_file *f = &proj->files[i];
+	if (proj && proj->nfiles) {
+		fv = rr_xcalloc(proj->nfiles, sizeof(*fv));
+		for (size_t i = 0; i < proj->nfiles; i++) {
+			const struct rr_index_file *f = &proj->files[i];
+			fv[nfv].v = (struct rr_version)RR_VERSION_INIT;
+			if (!f->version || rr_version_parse(f->version, &fv[nfv].v, NULL)) {
+				rr_version_release(&fv[nfv].v);
+				continue;
+			}
+			fv[nfv++].i = i;
+		}
+		rr_qsort(fv, nfv, sizeof(*fv), cmp_fver);
+	}
+	for (size_t g = 0; g < nfv;) {
+		size_t end = g + 1;
 		const struct rr_index_file *best = NULL;
 		int best_score = -1;
-		struct rr_version v = RR_VERSION_INIT;
-		bool seen = false;
 
-		if (!f->version || rr_version_parse(f->version, &v, NULL))
-			continue;
-		/* one candidate per release: skip files of a release already taken */
-		for (size_t k = 0; k < pk.n; k++)
-			if (rr_version_cmp(&pk.cands[k].version, &v) == 0)
-				seen = true;
-		if (seen) {
-			rr_version_release(&v);
-			continue;
-		}
-		for (size_t j = i; j < proj->nfiles; j++) {
-			const struct rr_index_file *g = &proj->files[j];
-			struct rr_version w = RR_VERSION_INIT;
-			int s;
-			if (!g->version || rr_version_parse(g->version, &w, NULL))
-				continue;
-			if (rr_version_cmp(&v, &w) == 0 && (s = file_score(ip, g)) >= 0 &&
-			    file_better(g, s, best, best_score)) {
-				best = g;
+		while (end < nfv && rr_version_cmp(&fv[g].v, &fv[end].v) == 0)
+			end++;
+		for (size_t j = g; j < end; j++) {
+			const struct rr_index_file *f = &proj->files[fv[j].i];
+			int s = file_score(ip, f);
+			if (s >= 0 && file_better(f, s, best, best_score)) {
+				best = f;
 				best_score = s;
 			}
-			rr_version_release(&w);
 		}
-		if (!best) {
-			rr_version_release(&v);
-			continue;
-		}
-		{
+		if (best) {
 			const struct rr_dist *here =
-				dist && dist->version_ok && rr_version_cmp(&dist->version, &v) == 0
+				dist && dist->version_ok && rr_version_cmp(&dist->version, &fv[g].v) == 0
 					? dist
 					: NULL;
+			struct rr_version v = RR_VERSION_INIT;
 			dist_matched |= here != NULL;
+			rr_version_copy(&v, &fv[g].v);
 			add_cand(&pk, &cap, &dcap, best->version, &v, best, here);
 		}
+		g = end;
 	}
+	for (size_t i = 0; i < nfv; i++)
+		rr_version_release(&fv[i].v);
+	free(fv);
 	if (dist && !dist_matched && dist->version_ok) {
 		struct rr_version v = RR_VERSION_INIT;
 		rr_version_copy(&v, &dist->version);
