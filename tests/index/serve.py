@@ -27,11 +27,12 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/noheaders/...       no Cache-Control, ETag or Last-Modified anywhere (and no 304),
                               like many company mirrors
   /_fault/hang/...            accept the connection, never answer
-  /_fault/credlinks/<u>/<p>/...  file links on pages are absolute and carry u:p@
+  /_fault/credlinks/...        file links on pages are absolute and carry alice:s3cretpw@
   /_fault/many/<n>/...        project pages list n extra synthetic releases (1.<i>), whose
                               files do not exist (CPU benchmarks of page handling)
   /_fault/zeros/<mib>/...     project pages list one sdist, <name>-0.1.tar.gz: PKG-INFO
                               (2.2, static) followed by a member of <mib> MiB of zeros
+  /_fault/zerosfirst/<mib>/... the same with the zeros before PKG-INFO
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
 """
@@ -159,6 +160,12 @@ def build_wheel(rel, tag):
                           f"Root-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
                           f"Tag: {tag}\n\n").encode(),
     }
+    if "big" in rel.flags:
+        # many members (a central directory beyond the last 64 KiB) and, after the
+        # dist-info, an incompressible member (METADATA beyond it too)
+        filler = {f"{dn}/sub/module_with_a_rather_long_name_{i:05d}.py": b"x = 1\n"
+                  for i in range(1500)}
+        files = {**filler, **files}
     record = []
     for n, data in files.items():
         d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -169,6 +176,11 @@ def build_wheel(rel, tag):
     with zipfile.ZipFile(buf, "w") as z:
         for n, data in files.items():
             z.writestr(zinfo(n), data)
+        if "big" in rel.flags:
+            blob = b"".join(hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(8192))
+            zi = zinfo(f"{info}/zz_blob.bin")
+            zi.compress_type = zipfile.ZIP_STORED
+            z.writestr(zi, blob)
     return f"{dn}-{rel.version}-{tag}.whl", buf.getvalue(), meta
 
 
@@ -296,8 +308,9 @@ def project_html(idx, key, rels, entries):
     return ("\n".join(out) + "\n").encode()
 
 
-def zeros_sdist(name, mib):
-    """a .tar.gz: <top>/PKG-INFO (2.2, static), then <top>/zeros.bin of mib MiB of zeros"""
+def zeros_sdist(name, mib, first=False):
+    """a .tar.gz: <top>/PKG-INFO (2.2, static), then <top>/zeros.bin of mib MiB of zeros
+    (first: the zeros before PKG-INFO)"""
     top = name[: -len(".tar.gz")]
     pkginfo = (f"Metadata-Version: 2.2\nName: {top.rsplit('-', 1)[0]}\nVersion: 0.1\n"
                "Requires-Dist: idna\n\n").encode()
@@ -312,14 +325,16 @@ def zeros_sdist(name, mib):
     import struct
     import zlib
     z = zlib.compressobj(9, zlib.DEFLATED, -15)
-    head = header(f"{top}/PKG-INFO", len(pkginfo)) + pkginfo + b"\0" * (-len(pkginfo) % 512)
-    head += header(f"{top}/zeros.bin", mib << 20)
+    info = header(f"{top}/PKG-INFO", len(pkginfo)) + pkginfo + b"\0" * (-len(pkginfo) % 512)
+    head = header(f"{top}/zeros.bin", mib << 20)
+    if not first:
+        head = info + head
     parts = [z.compress(head) + z.flush(zlib.Z_FULL_FLUSH)]
     chunk = b"\0" * (1 << 20)
     one = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)
     two = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)
     assert one == two
-    tail = b"\0" * 1024
+    tail = (info if first else b"") + b"\0" * 1024
     crc = zlib.crc32(head)
     for _ in range(mib):
         crc = zlib.crc32(chunk, crc)
@@ -435,6 +450,8 @@ def make_handler(state):
             if "ctype" in faults:
                 ctype = "application/octet-stream"
             etag = '"' + sha(body)[:32] + '"'
+            if "noheaders" in getattr(self, "faults", ()):
+                faults = set(faults) | {"noheaders"}  # every answer, 404s included
             if "noheaders" in faults:
                 headers = [(k, v) for k, v in headers if k.lower() != "cache-control"]
             if ranges and "noranges" not in faults and status == 200:
@@ -514,12 +531,16 @@ def make_handler(state):
             self.params = {}
             rest = path
             while True:
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc|many|zeros)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|many|zeros|zerosfirst)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":
                         time.sleep(n / 1000.0)
-                    elif kind in ("many", "zeros"):
+                    elif kind in ("many", "zeros", "zerosfirst"):
+                        if kind == "zerosfirst":
+                            faults.add("zeros")
+                            self.params["first"] = True
+                            kind = "zeros"
                         faults.add(kind)
                         self.params[kind] = n
                     elif n_seen < n:
@@ -530,11 +551,11 @@ def make_handler(state):
                     faults.add(m.group(1))
                     rest = m.group(2)
                     continue
-                m = re.match(r"/_fault/credlinks/([^/]+)/([^/]+)(/.*)$", rest)
+                m = re.match(r"/_fault/credlinks(/.*)$", rest)
                 if m:
                     faults.add("credlinks")
-                    self.params["credlinks"] = m.group(1) + ":" + m.group(2)
-                    rest = m.group(3)
+                    self.params["credlinks"] = "alice:s3cretpw"
+                    rest = m.group(1)
                     continue
                 m = re.match(r"/_auth/([^/]+)/([^/]+)(/.*)$", rest)
                 if m:
@@ -549,6 +570,7 @@ def make_handler(state):
                 time.sleep(3600)
                 return
             self.prefix = path[: len(path) - len(rest)]
+            self.faults = faults
             if "drop" in faults:
                 self.close_connection = True
                 try:
@@ -637,11 +659,11 @@ def make_handler(state):
                     return self.send(404, b"not found\n")
                 return self.send(200, corrupt(ent[2], faults), "application/octet-stream", cc, faults)
             if "zeros" in faults and fn.endswith("-0.1.tar.gz"):
-                k = (fn, self.params["zeros"])
+                k = (fn, self.params["zeros"], self.params.get("first", False))
                 with state.lock:
                     blob = state.blobs.get(k)
                 if blob is None:
-                    blob = zeros_sdist(fn, self.params["zeros"])
+                    blob = zeros_sdist(fn, self.params["zeros"], self.params.get("first", False))
                     with state.lock:
                         state.blobs[k] = blob
                 return self.send(200, blob, "application/x-tar", cc, faults, ranges=True)

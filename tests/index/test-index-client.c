@@ -596,6 +596,277 @@ static void test_fetch_layer(void **state)
 	rr_fetcher_free(f);
 }
 
+
+/* PEP 658 absent: a wheel's METADATA by range requests, never the whole wheel */
+static void test_range_metadata(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	unsigned long long before;
+	long long size;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_false(p->files[0].has_metadata);
+	size = p->files[0].size;
+	assert_true(size > 400000);
+	rr_index_client_stats(c, &st);
+	before = st.bytes;
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-big-wheel\n"));
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	/* the tail, the central directory (it starts before the tail), the member */
+	assert_int_equal(st.range_requests, 3);
+	assert_int_equal(st.whole_files, 0);
+	print_message("range reads: %llu of %lld bytes\n", st.bytes - before, size);
+	assert_true(st.bytes - before < (unsigned long long)size / 2);
+	/* a small wheel lies whole in its tail: one request, hash checked */
+	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 4);
+	rr_index_client_free(c);
+
+	/* a server that answers Range with the whole file: streamed to a temp file */
+	c = client(NULL, 1, "/_fault/noranges/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 0);
+	assert_int_equal(st.whole_files, 1);
+	assert_int_equal(st.requests, 2); /* the page, the file */
+	rr_index_client_free(c);
+
+	/* the whole-file path still checks the file's hash */
+	c = client(NULL, 1, "/_fault/noranges/_fault/corrupt/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* an sdist's PKG-INFO: the scan stops at it, and does not dig forever for it */
+static void test_sdist_scan_bound(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/_fault/zeros/64/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna\n"));
+	rr_index_client_free(c);
+
+	/* 300 MiB of zeros before PKG-INFO: past the scan bound, so unknown */
+	c = client(NULL, 1, "/_fault/zerosfirst/300/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err),
+			 RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "256 MiB"));
+	assert_non_null(strstr(err.msg, "without a build"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* a page over the cap is refused with a message naming it */
+static void test_page_cap(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .max_page_bytes = 100000};
+	struct rr_index_client *c = client_opts(&o, "/_fault/many/2000/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_E_LIMIT);
+	assert_non_null(strstr(err.msg, "project page is larger than"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+	o.max_page_bytes = 0;
+	c = client_opts(&o, "/_fault/many/2000/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 2001);
+	rr_index_client_free(c);
+}
+
+/* a failing URL is asked once per run, retries included, not once per caller */
+static void test_failure_cache(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 2};
+	struct rr_index_client *c = client_opts(&o, "/_fault/always5xx/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"requests"};
+	(void)state;
+
+	/* the prefetch pattern: a batch fails, then the resolver asks for it */
+	assert_int_equal(rr_index_fetch_projects(c, keys, 1, &err), RR_E_HTTP);
+	rr_error_release(&err);
+	/* the page and the JSON API beside it, 3 attempts each */
+	assert_int_equal(rr_index_client_requests(c), 6);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_E_HTTP);
+		assert_non_null(strstr(err.msg, "HTTP 503"));
+		rr_error_release(&err);
+	}
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.requests, 6);
+	assert_int_equal(st.failures_reused, 6);
+	rr_index_client_free(c);
+}
+
+/* one deadline bounds every transfer and retry of the client */
+static void test_deadline(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 3};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"requests", "idna", "numpy"};
+	double t0 = now_s();
+	size_t before;
+	(void)state;
+
+	o.deadline_ms = rr_index_now_ms() + 1500;
+	c = client_opts(&o, "/_fault/hang/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_E_NETWORK);
+	assert_non_null(strstr(err.msg, "--timeout"));
+	rr_error_release(&err);
+	print_message("a hanging server, 1.5 s deadline: %.2f s\n", now_s() - t0);
+	/* the per-request timeout (30 s) and 3 retries would make it minutes */
+	assert_true(now_s() - t0 < 15);
+	/* past the deadline nothing new starts */
+	before = rr_index_client_requests(c);
+	assert_int_equal(rr_index_get_project(c, "pillow", &p, &err), RR_E_NETWORK);
+	assert_non_null(strstr(err.msg, "--timeout"));
+	rr_error_release(&err);
+	assert_int_equal(rr_index_client_requests(c), before);
+	rr_index_client_free(c);
+}
+
+/* a .metadata whose hash does not match is never stored */
+static void test_bad_hash_not_cached(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	RR_AUTOFREE char *murl = NULL;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/badhash", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/corrupt/simple");
+	assert_int_equal(rr_index_get_project(c, "packaging", &p, &err), RR_OK);
+	assert_true(p->files[0].has_metadata);
+	murl = rr_xasprintf("%s.metadata", p->files[0].url);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	assert_non_null(strstr(err.msg, "--refresh"));
+	rr_error_release(&err);
+	assert_int_equal(rr_cache_load(dir, "file", murl, &ce, NULL), RR_E_NOTFOUND);
+	rr_cache_entry_release(&ce);
+	rr_index_client_free(c);
+}
+
+/* credentials on a page's own links never reach a cache entry */
+static void test_link_credentials_not_cached(void **state)
+{
+	char dir[512];
+	char cmd[700];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	const char *keys[] = {"idna", "rr-no-metadata", "rr-static-sdist"};
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/creds", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/credlinks/simple");
+	for (size_t i = 0; i < RR_ARRAY_LEN(keys); i++) {
+		assert_int_equal(rr_index_get_project(c, keys[i], &p, &err), RR_OK);
+		assert_non_null(strstr(p->files[0].url, "alice:s3cretpw@"));
+		assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	}
+	rr_index_client_free(c);
+	/* the pages themselves hold the links (they are the server's bodies), so look
+	 * at the entries' header blocks only: everything before the first blank line */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in $(find '%s' -type f); do sed '/^$/q' \"$f\"; done | grep -c s3cretpw",
+		 dir);
+	assert_int_not_equal(system(cmd), 0); /* grep finds nothing: exit 1 */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in $(find '%s' -type f); do sed '/^$/q' \"$f\"; done | grep -q '^url: http'",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* a mirror without cache headers: pages stay fresh for the heuristic window */
+static void test_noheaders_cache(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	const char *keys[] = {"idna", "requests", "rr-private-only-nowhere"};
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/noheaders", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	rr_index_client_free(c);
+
+	/* warm, within the window: not one request (pages, the 404, the .metadata) */
+	rr_test_index_reset(base);
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 0);
+	assert_int_equal(rr_test_index_requests(base), 0);
+	rr_index_client_free(c);
+
+	/* --refresh: the pages again (no validators: whole; the 404 with its JSON API) */
+	o.refresh = true;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 4);
+	rr_index_client_free(c);
+	o.refresh = false;
+
+	/* the window is an option: negative means revalidate every run */
+	o.heuristic_ttl_s = -1;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 4);
+	rr_index_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +882,14 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_atomic),
 		cmocka_unit_test(test_fetch_layer),
+		cmocka_unit_test(test_range_metadata),
+		cmocka_unit_test(test_sdist_scan_bound),
+		cmocka_unit_test(test_page_cap),
+		cmocka_unit_test(test_failure_cache),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_bad_hash_not_cached),
+		cmocka_unit_test(test_link_credentials_not_cached),
+		cmocka_unit_test(test_noheaders_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
