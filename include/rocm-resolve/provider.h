@@ -33,6 +33,14 @@ struct rr_candidate {
 	bool installed;		/* present in the target environment */
 	char *requires_python;	/* NULL when none */
 	const void *data;	/* the provider's own */
+	/*
+	 * its dependencies cannot be known without a build (an sdist whose
+	 * PKG-INFO is older than 2.2 or lists Requires-Dist as Dynamic): set by the
+	 * provider, at the latest when dependencies() is asked, which then returns
+	 * an empty list. The resolver never picks such a candidate while another
+	 * allowed one may have known dependencies.
+	 */
+	bool deps_unknown;
 };
 
 struct rr_provider {
@@ -66,6 +74,8 @@ rr_err rr_provider_mem_add_installed(struct rr_provider_mem *m, const char *name
 void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const char *req);
 void rr_provider_mem_set_requires_python(struct rr_provider_mem *m, size_t h, const char *spec);
 void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked);
+/* its dependencies need a build: deps_unknown, set when dependencies() is asked */
+void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h);
 void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret);
 /* how many times the resolver asked for candidates / dependencies */
 size_t rr_provider_mem_calls(const struct rr_provider_mem *m);

@@ -6,6 +6,7 @@
  * memory, no I/O, every offset bounds-checked (fuzzed: tests/fuzz/fuzz-zip.c).
  * Inflating the member is dist.c's job.
  */
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -170,6 +171,8 @@ rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip
 	if (le(p, 4) != SIG_LFH)
 		return rr_fail(err, RR_E_ARCHIVE, "no local header where the directory points");
 	off = 30 + le(p + 26, 2) + le(p + 28, 2);
+	if (m->csize > (unsigned long long)SIZE_MAX - off)
+		return rr_fail(err, RR_E_ARCHIVE, "METADATA larger than memory");
 	if (off + m->csize > len) {
 		*need = (size_t)(off + m->csize);
 		return RR_OK;

@@ -28,6 +28,8 @@ struct cand_data {
 	const struct rr_dist *dist;	  /* installed dist when this is the installed version */
 	struct rr_metadata meta;
 	bool meta_loaded;
+	bool unknown; /* the dependencies need a build: see rr_candidate.deps_unknown */
+	char *unknown_why;
 	const char **requires; /* borrowed from meta or dist */
 	size_t nrequires;
 };
@@ -61,10 +63,6 @@ static struct pkg *find_pkg(struct rr_index_provider *ip, const char *key)
 	return NULL;
 }
 
-static void warn(struct rr_index_provider *ip, char *msg)
-{
-	RR_PUSH(ip->warnings, ip->nwarnings, ip->cap_warnings) = msg;
-}
 
 /* the file of one release the venv would install: best compatible wheel, else an sdist */
 static bool file_better(const struct rr_index_file *f, int score, const struct rr_index_file *best,
@@ -244,9 +242,12 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 	}
 	rc = rr_index_get_metadata(ip->client, d->file, &text, &len, err);
 	if (rc == RR_E_UNSUPPORTED) {
-		warn(ip, rr_xasprintf("%s %s: its dependencies cannot be known without a build "
-				      "(sdist with dynamic metadata); resolved as if it had none",
-				      key, vtext));
+		/* unknown, not "none": the candidate says so (deps_unknown) and the
+		 * resolver takes it only when nothing with known dependencies fits */
+		(void)key;
+		(void)vtext;
+		d->unknown = true;
+		d->unknown_why = rr_xstrdup(err && err->msg ? err->msg : "needs a build");
 		if (err)
 			rr_error_release(err);
 		d->meta_loaded = true;
@@ -274,6 +275,13 @@ static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candida
 
 	if (rc)
 		return rc;
+	if (d->unknown) {
+		/* the provider owns its candidates: revealing this is its job */
+		((struct rr_candidate *)c)->deps_unknown = true;
+		*ret = NULL;
+		*n = 0;
+		return RR_OK;
+	}
 	*ret = d->requires;
 	*n = d->nrequires;
 	return RR_OK;
@@ -451,6 +459,13 @@ const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c)
 	return d ? d->file : NULL;
 }
 
+const char *rr_index_provider_unknown_why(const struct rr_candidate *c)
+{
+	const struct cand_data *d = c ? c->data : NULL;
+
+	return d && d->unknown ? d->unknown_why : NULL;
+}
+
 size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret)
 {
 	*ret = ip->warnings;
@@ -468,6 +483,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 			free(pk->cands[k].requires_python);
 			rr_version_release(&pk->cands[k].version);
 			rr_metadata_release(&pk->data[k]->meta);
+			free(pk->data[k]->unknown_why);
 			free(pk->data[k]);
 		}
 		free(pk->cands);

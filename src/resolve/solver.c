@@ -498,6 +498,14 @@ static void unusable(struct rs *r, uint32_t pkg, uint32_t cand, const char *fmt,
 	pg_add_forbidden(r->pg, pkg, me, PG_K_UNAVAILABLE, -1, NULL, NULL, why);
 }
 
+static bool rs_deps_unknown(void *ctx, uint32_t pkg, uint32_t cand)
+{
+	const struct rs *r = ctx;
+	const struct rs_pkg *p = &r->pkgs[pkg];
+
+	return p->kind == RS_PLAIN && cand < p->n && p->cands[cand]->deps_unknown;
+}
+
 static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uint32_t cand,
 			      rr_error *err)
 {
@@ -742,6 +750,7 @@ rr_err rr_resolve(const struct rr_provider *prov, const struct rr_resolve_reques
 	ops.ctx = &r;
 	ops.dependencies = rs_dependencies;
 	ops.should_cancel = rq->should_cancel ? rs_cancel : NULL;
+	ops.deps_unknown = rs_deps_unknown;
 	r.pg = pg_new(&ops);
 	RR_PUSH(r.pkgs, r.npkgs, r.cap) = (struct rs_pkg){.key = NULL};
 	r.pkgs[0].key = rr_xstrdup("");
