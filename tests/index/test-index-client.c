@@ -17,7 +17,10 @@
 
 #include "index-fixture.h"
 #include "index/index-private.h"
+#include "plan/provider-index.h"
 #include "rocm-resolve/index.h"
+#include "rocm-resolve/requirement.h"
+#include "rocm-resolve/venv.h"
 
 static char *base;
 static pid_t server;
@@ -867,6 +870,60 @@ static void test_noheaders_cache(void **state)
 	rr_index_client_free(c);
 }
 
+/* the provider's crawl fetches only what can matter for the roots given */
+static void test_provider_crawl(void **state)
+{
+	static const char *const lines[] = {"rr-big-wheel", "torchvision==0.19.1",
+					    "pywin32; sys_platform == 'win32'"};
+	struct rr_requirement r[3];
+	const struct rr_requirement *rp[3];
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv_opts vo = {0};
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_index_stats st;
+	RR_AUTOFREE char *vpath = rr_xasprintf("%s/fixtures/venvs/rocm72", getenv("RR_SRCDIR"));
+	(void)state;
+
+	assert_int_equal(rr_venv_load(vpath, &vo, &v, NULL), RR_OK);
+	for (size_t i = 0; i < 3; i++) {
+		r[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+		assert_int_equal(rr_requirement_parse(lines[i], &r[i], NULL), RR_OK);
+		rp[i] = &r[i];
+	}
+	rr_test_index_reset(base);
+	ip = rr_index_provider_new(c, v, NULL, NULL);
+	rr_index_provider_prefetch_roots(ip, rp, 3);
+	/* the dependency of the big wheel, not its extra's; nothing for win32 */
+	assert_int_equal(rr_test_index_seen(base, "/simple/idna/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-static-sdist/"), 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/pywin32/"), 0);
+	/* the release the user's pin allows, and the torch it pins: not the newest */
+	assert_int_equal(rr_test_index_seen(base, "torchvision-0.19.1-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "torchvision-0.24.1-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "torch-2.4.1-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "torch-2.9.1-"), 0);
+	/* torch 2.4.1's triton==3.0.0 (python_version < "3.13" holds for 3.12) */
+	assert_int_equal(rr_test_index_seen(base, "/simple/triton/"), 1);
+	rr_index_client_stats(c, &st);
+	assert_true(st.requests > 0 && st.bytes > 0);
+	ip = rr_index_provider_free(ip);
+
+	/* an extra asked for: its lines count */
+	rr_requirement_release(&r[0]);
+	r[0] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+	assert_int_equal(rr_requirement_parse("rr-big-wheel[test]", &r[0], NULL), RR_OK);
+	ip = rr_index_provider_new(c, v, NULL, NULL);
+	rr_index_provider_prefetch_roots(ip, rp, 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-static-sdist/"), 1);
+	ip = rr_index_provider_free(ip);
+
+	for (size_t i = 0; i < 3; i++)
+		rr_requirement_release(&r[i]);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -890,6 +947,7 @@ int main(void)
 		cmocka_unit_test(test_bad_hash_not_cached),
 		cmocka_unit_test(test_link_credentials_not_cached),
 		cmocka_unit_test(test_noheaders_cache),
+		cmocka_unit_test(test_provider_crawl),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
