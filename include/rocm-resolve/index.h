@@ -54,8 +54,18 @@ struct rr_index_project {
 };
 
 struct rr_index_opts {
-	const char *const *index_urls; /* [0] = primary (--index-url), rest = extra, in order */
+	/* in priority order: a project found on an earlier index is never taken from a
+	 * later one, and an index that fails (not a 404) stops the search there. uv's
+	 * rule: --index / --extra-index-url entries come BEFORE the default index
+	 * (--index-url / PyPI), so the caller puts them first. */
+	const char *const *index_urls;
 	size_t nindex_urls;
+	/* --find-links locations, as pip and uv take them: a local directory (a path
+	 * or file:// URL: the dists in it, not recursive) or the URL of an HTML page
+	 * (every link on it). Their files join the candidates of their project,
+	 * whichever index serves it, and make a project no index has exist. */
+	const char *const *find_links;
+	size_t nfind_links;
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve or ~/.cache/rocm-resolve */
 	bool no_cache, offline, refresh;
 	int max_parallel; /* in flight; 0 = default 16 */

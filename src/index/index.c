@@ -7,9 +7,14 @@
  * credentials are sent (as CURLOPT_USERPWD) only to the realm (scheme, host,
  * port) of the index they came with - also for file downloads on that realm.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,6 +112,11 @@ struct rr_index_client {
 	struct map projects; /* key -> struct proj_slot */
 	struct map meta;     /* file url -> struct meta_slot */
 	struct map failed;   /* url -> struct fail_slot: failed this run, not asked again */
+	char **fl;           /* find-links locations as given */
+	char **fl_redacted;
+	size_t nfl;
+	bool fl_loaded;
+	struct rr_index_project fl_files; /* every file the locations list */
 	size_t max_page;
 	long long heuristic_ttl;
 	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
@@ -170,6 +180,15 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	}
 	c->offline = o->offline;
 	c->refresh = o->refresh;
+	if (o->nfind_links) {
+		c->fl = rr_xcalloc(o->nfind_links, sizeof(*c->fl));
+		c->fl_redacted = rr_xcalloc(o->nfind_links, sizeof(*c->fl_redacted));
+		for (size_t i = 0; i < o->nfind_links; i++) {
+			c->fl[i] = rr_xstrdup(o->find_links[i]);
+			c->fl_redacted[i] = rr_url_redact(o->find_links[i]);
+		}
+		c->nfl = o->nfind_links;
+	}
 	c->max_page = o->max_page_bytes ? o->max_page_bytes : RR_INDEX_PAGE_MAX;
 	c->heuristic_ttl = o->heuristic_ttl_s == 0  ? RR_INDEX_HEURISTIC_TTL
 			   : o->heuristic_ttl_s < 0 ? -1
@@ -224,6 +243,13 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 		}
 	}
 	free(c->failed.slots);
+	for (size_t i = 0; i < c->nfl; i++) {
+		free(c->fl[i]);
+		free(c->fl_redacted[i]);
+	}
+	free(c->fl);
+	free(c->fl_redacted);
+	rr_index_project_release(&c->fl_files);
 	free(c->cache_dir);
 	rr_fetcher_free(c->fetcher);
 	free(c);
@@ -520,29 +546,208 @@ static rr_err parse_page(struct get *g, const struct index_src *s, bool jsonapi,
 	return rr_fail(err, RR_E_HTTP, "%s: unexpected content type '%s'", u, ct);
 }
 
+/* ---- --find-links ---- */
+
+static bool is_http(const char *u)
+{
+	return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* a directory's dists as the HTML page a flat index would serve for it */
+static rr_err dir_page(const char *dir, struct rr_strbuf *html, char **ret_base, rr_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	RR_AUTOFREE char *abs = NULL;
+
+	if (!d)
+		return rr_fail(err, RR_E_IO, "--find-links '%s': %s", dir, strerror(errno));
+	abs = realpath(dir, NULL);
+	while ((de = readdir(d))) {
+		struct stat st;
+		RR_AUTOFREE char *path = NULL;
+		if (de->d_name[0] == '.')
+			continue;
+		path = rr_xasprintf("%s/%s", abs ? abs : dir, de->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			RR_PUSH(names, n, cap) = rr_xstrdup(de->d_name);
+	}
+	closedir(d);
+	rr_qsort(names, n, sizeof(*names), cmp_str);
+	rr_strbuf_adds(html, "<html><body>\n");
+	for (size_t i = 0; i < n; i++) {
+		rr_strbuf_adds(html, "<a href=\"");
+		for (const unsigned char *q = (const unsigned char *)names[i]; *q; q++) {
+			if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			    (*q >= '0' && *q <= '9') || strchr("-._~+!", *q))
+				rr_strbuf_addch(html, (char)*q);
+			else
+				rr_strbuf_addf(html, "%%%02X", *q);
+		}
+		rr_strbuf_adds(html, "\">x</a>\n");
+		free(names[i]);
+	}
+	rr_strbuf_adds(html, "</body></html>\n");
+	free(names);
+	*ret_base = rr_xasprintf("file://%s/", abs ? abs : dir);
+	return RR_OK;
+}
+
+static void copy_file(struct rr_index_file *dst, const struct rr_index_file *src)
+{
+#define DUP(x) dst->x = src->x ? rr_xstrdup(src->x) : NULL
+	*dst = *src;
+	DUP(filename);
+	DUP(url);
+	DUP(sha256);
+	DUP(requires_python);
+	DUP(yanked_reason);
+	DUP(metadata_sha256);
+	DUP(version);
+#undef DUP
+}
+
+/* the project a dist's filename names (normalised), NULL if it names none */
+static char *file_project(const struct rr_index_file *f)
+{
+	const char *fn = f->filename;
+	const char *cut;
+	size_t vlen = f->version ? strlen(f->version) : 0;
+
+	if (f->is_wheel)
+		cut = strchr(fn, '-');
+	else
+		cut = vlen && strlen(fn) > vlen + 1 ? strstr(fn, f->version) : NULL;
+	if (!cut || cut == fn)
+		return NULL;
+	if (!f->is_wheel) {
+		/* the last "-<version>" */
+		const char *q = cut;
+		while ((q = strstr(q + 1, f->version)))
+			cut = q;
+		if (cut[-1] != '-')
+			return NULL;
+		cut--;
+	}
+	return rr_name_normalize_n(fn, (size_t)(cut - fn));
+}
+
+static rr_err load_find_links(struct rr_index_client *c, rr_error *err)
+{
+	size_t cap = c->fl_files.nfiles;
+	rr_err rc = RR_OK;
+
+	if (c->fl_loaded || !c->nfl)
+		return RR_OK;
+	c->fl_loaded = true;
+	for (size_t i = 0; i < c->nfl && rc == RR_OK; i++) {
+		struct rr_index_project pr = {0};
+		const char *loc = c->fl[i];
+		if (is_http(loc)) {
+			struct get g = {
+				.url = NULL, .klass = "flat", .accept = "text/html",
+				.max_body = c->max_page, .cacheable = true,
+			};
+			char *plain = NULL;
+			if (!rr_url_split_userinfo(loc, &plain, (char **)&g.userpwd)) {
+				rc = rr_fail(err, RR_E_USAGE, "--find-links: not a URL: '%s'",
+					     c->fl_redacted[i]);
+				break;
+			}
+			g.url = plain;
+			get_batch(c, &g, 1);
+			if (g.rc != RR_OK) {
+				rc = g.rc;
+				if (err) {
+					rr_error_release(err);
+					*err = g.err;
+					g.err = (rr_error)RR_ERROR_INIT;
+				}
+			} else if (g.status != 200) {
+				rc = rr_fail(err, RR_E_HTTP, "--find-links %s: HTTP %ld",
+					     c->fl_redacted[i], g.status);
+			} else {
+				rc = rr_index_parse_html(g.body.buf, g.body.len, g.final_url,
+							 c->fl_redacted[i], &pr, err);
+			}
+			free((char *)g.userpwd);
+			get_release(&g);
+		} else {
+			RR_AUTO_STRBUF struct rr_strbuf html = RR_STRBUF_INIT;
+			RR_AUTOFREE char *page = NULL;
+			const char *dir = strncasecmp(loc, "file://", 7) == 0 ? loc + 7 : loc;
+			rc = dir_page(dir, &html, &page, err);
+			if (rc == RR_OK)
+				rc = rr_index_parse_html(html.buf, html.len, page, c->fl_redacted[i],
+							 &pr, err);
+		}
+		for (size_t k = 0; rc == RR_OK && k < pr.nfiles; k++)
+			copy_file(&RR_PUSH(c->fl_files.files, c->fl_files.nfiles, cap), &pr.files[k]);
+		rr_index_project_release(&pr);
+	}
+	return rc;
+}
+
+/* a project's files from the find-links locations join those of its index */
+static void merge_find_links(struct rr_index_client *c, const char *key,
+			     struct rr_index_project *p, const char **index_url)
+{
+	size_t cap = p->nfiles;
+
+	for (size_t i = 0; i < c->fl_files.nfiles; i++) {
+		const struct rr_index_file *f = &c->fl_files.files[i];
+		RR_AUTOFREE char *proj = file_project(f);
+		bool dup = false;
+		if (!proj || strcmp(proj, key) != 0)
+			continue;
+		for (size_t k = 0; k < p->nfiles && !dup; k++)
+			dup = strcmp(p->files[k].filename, f->filename) == 0;
+		if (dup)
+			continue; /* the index's own copy (with its hash) stands */
+		copy_file(&RR_PUSH(p->files, p->nfiles, cap), f);
+		if (!*index_url)
+			*index_url = f->index_url;
+	}
+}
+
 static void store_project(struct rr_index_client *c, const char *key, const struct index_src *s,
 			  struct rr_index_project *p)
 {
-	struct proj_slot **slot = (struct proj_slot **)map_find(&c->projects, key, true);
-	struct proj_slot *ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
+	struct proj_slot **slot;
+	struct proj_slot *ps;
+	const char *where = s ? s->redacted : NULL;
 
+	merge_find_links(c, key, p, &where);
+	slot = (struct proj_slot **)map_find(&c->projects, key, true);
+	ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
 	rr_index_project_release(&ps->p);
 	ps->p = *p;
 	memset(p, 0, sizeof(*p));
 	free(ps->p.key);
 	ps->p.key = rr_xstrdup(key);
 	free(ps->p.index_url);
-	ps->p.index_url = s ? rr_xstrdup(s->redacted) : NULL;
-	ps->missing = s == NULL;
+	ps->p.index_url = where ? rr_xstrdup(where) : NULL;
+	ps->missing = where == NULL;
 	*slot = ps;
 }
 
 rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *keys, size_t n,
 			       rr_error *err)
 {
-	char **pending = rr_xcalloc(n ? n : 1, sizeof(*pending));
+	char **pending;
 	size_t np = 0;
-	rr_err rc = RR_OK;
+	rr_err rc = load_find_links(c, err);
+
+	if (rc)
+		return rc;
+	pending = rr_xcalloc(n ? n : 1, sizeof(*pending));
 
 	for (size_t i = 0; i < n; i++) {
 		char *k = rr_name_normalize(keys[i]);
@@ -712,6 +917,22 @@ static struct meta_slot *meta_put(struct rr_index_client *c, const char *url, rr
 	return ms;
 }
 
+static char *percent_decode(const char *s)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (; *s; s++) {
+		unsigned hi, lo;
+		if (*s == '%' && sscanf(s + 1, "%1x%1x", &hi, &lo) == 2) {
+			rr_strbuf_addch(&sb, (char)(hi * 16 + lo));
+			s += 2;
+		} else {
+			rr_strbuf_addch(&sb, *s);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
 /* the sha256 of a spilled download, read back in pieces */
 static rr_err check_sha_fd(const char *what_url, const char *want, int fd, rr_error *err)
 {
@@ -759,8 +980,9 @@ static void absorb_md(struct rr_index_client *c, const struct rr_index_file *f,
 {
 	const char *why;
 
-	if (c->cache_dir) {
-		/* the extract is small and the file immutable: remember it, not the file */
+	if (c->cache_dir && strncasecmp(f->url, "file:", 5) != 0) {
+		/* the extract is small and the file immutable: remember it, not the file
+		 * (a local file, from --find-links, may be rebuilt under the same name) */
 		RR_AUTOFREE char *plain = NULL;
 		struct rr_cache_entry ce = {
 			.status = 200,
@@ -975,9 +1197,25 @@ static rr_err fetch_dists(struct rr_index_client *c, const struct rr_index_file 
 	struct dist_job *jobs = rr_xcalloc(nd ? nd : 1, sizeof(*jobs));
 	rr_err rc = RR_OK;
 
-	for (size_t i = 0; i < nd; i++) {
+	for (size_t i = 0; i < nd && rc == RR_OK; i++) {
 		jobs[i].f = df[i];
 		jobs[i].stage = df[i]->is_wheel ? ST_TAIL : ST_WHOLE;
+		if (strncasecmp(df[i]->url, "file://", 7) == 0) {
+			/* --find-links directory: read in place */
+			RR_AUTOFREE char *path = percent_decode(df[i]->url + 7);
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			struct stat st;
+			if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+				rc = rr_fail(err, RR_E_IO, "%s: %s", path,
+					     fd < 0 ? strerror(errno) : "not a regular file");
+			} else {
+				rc = absorb_file(c, df[i], fd, err);
+				c->whole_files--; /* nothing was downloaded */
+			}
+			if (fd >= 0)
+				close(fd);
+			jobs[i].stage = ST_DONE;
+		}
 	}
 	/* a handful of rounds at most: tail, directory, member (twice), whole */
 	for (int round = 0; round < 6 && rc == RR_OK; round++) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -924,6 +925,99 @@ static void test_provider_crawl(void **state)
 	rr_index_client_free(c);
 }
 
+/* --find-links: a directory and an HTML page join the candidates */
+static void test_find_links(void **state)
+{
+	char dir[512];
+	char page[512];
+	const char *fl[2] = {dir, page};
+	const char *urls[1];
+	RR_AUTOFREE char *simple = rr_xasprintf("%s/simple", base);
+	struct rr_index_opts o = {.no_cache = true, .find_links = fl, .nfind_links = 2};
+	struct rr_index_client *c = NULL;
+	const struct rr_index_project *p;
+	struct rr_fetch_opts fo = {.retries = 0};
+	struct rr_fetcher *f = NULL;
+	struct rr_fetch r;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	bool rocm = false, plain = false;
+	FILE *out;
+	RR_AUTOFREE char *wpath = NULL;
+	(void)state;
+
+	/* a directory holding a wheel no index has (the private index's, copied) */
+	snprintf(dir, sizeof(dir), "%s/flat", cachedir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(rr_fetcher_new(&fo, &f, NULL), RR_OK);
+	memset(&r, 0, sizeof(r));
+	r.url = rr_xasprintf("%s/private/files/rr_private_only-1.0.0-py3-none-any.whl", base);
+	rr_fetch_run(f, &r, 1);
+	assert_int_equal(r.rc, RR_OK);
+	assert_int_equal(r.status, 200);
+	wpath = rr_xasprintf("%s/rr_private_only-1.0.0-py3-none-any.whl", dir);
+	out = fopen(wpath, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(r.body.buf, 1, r.body.len, out), r.body.len);
+	fclose(out);
+	free((char *)r.url);
+	rr_fetch_release(&r);
+	rr_fetcher_free(f);
+	/* and an HTML page of links: the ROCm index's torch page */
+	snprintf(page, sizeof(page), "%s/whl/rocm6.4/torch/", base);
+
+	urls[0] = simple;
+	o.index_urls = urls;
+	o.nindex_urls = 1;
+	assert_int_equal(rr_index_client_new(&o, &c, &err), RR_OK);
+	/* no index has it: the directory makes it exist, read in place */
+	assert_int_equal(rr_index_get_project(c, "rr-private-only", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_string_equal(p->index_url, dir);
+	assert_true(strncmp(p->files[0].url, "file:///", 8) == 0);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-private-only\n"));
+	/* the index has it too: the page's files join the index's */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		rocm |= strcmp(p->files[i].version, "2.9.1+rocm6.4") == 0;
+		plain |= strcmp(p->files[i].version, "2.9.1") == 0;
+	}
+	assert_true(rocm && plain);
+	/* what neither has stays missing */
+	assert_int_equal(rr_index_get_project(c, "rr-nowhere-at-all", &p, &err), RR_E_NOTFOUND);
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* index order is priority (uv's rule): the lead lists --extra-index-url / --index
+ * entries before the default index; an earlier index's answer is final */
+static void test_index_priority(void **state)
+{
+	struct rr_index_client *c = client(NULL, 2, "/private/simple", "/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	/* the extra (private) index first: its torch is the only torch */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/private/simple"));
+	for (size_t i = 0; i < p->nfiles; i++)
+		assert_string_equal(p->files[i].version, "99.0.0");
+	/* a 404 there: the next index is asked */
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	rr_index_client_free(c);
+
+	/* an earlier index that fails (not a 404) is not skipped over */
+	c = client(NULL, 2, "/_fault/always5xx/simple", "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_E_HTTP);
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -948,6 +1042,8 @@ int main(void)
 		cmocka_unit_test(test_link_credentials_not_cached),
 		cmocka_unit_test(test_noheaders_cache),
 		cmocka_unit_test(test_provider_crawl),
+		cmocka_unit_test(test_find_links),
+		cmocka_unit_test(test_index_priority),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
