@@ -298,7 +298,10 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	 * plain HTTP/1.1 it would serialise the first wave behind one connection */
 	if (strncasecmp(r->url, "https:", 6) == 0)
 		rr_curl.easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	rr_curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	/* pages may come compressed; dists never: a byte range of a compressed
+	 * representation could not be decoded, and they do not shrink anyway */
+	if (!r->range && !r->spill)
+		rr_curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	rr_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	{
 		long t = f->o.timeout_ms;
