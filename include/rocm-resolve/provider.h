@@ -37,8 +37,10 @@ struct rr_candidate {
 	 * its dependencies cannot be known without a build (an sdist whose
 	 * PKG-INFO is older than 2.2 or lists Requires-Dist as Dynamic): set by the
 	 * provider, at the latest when dependencies() is asked, which then returns
-	 * an empty list. The resolver never picks such a candidate while another
-	 * allowed one may have known dependencies.
+	 * an empty list. The resolver does not pick such a candidate while another
+	 * allowed one may have known dependencies - unless 8 candidates of the
+	 * project proved unknown already (each costs a whole sdist download): then
+	 * it settles for the best allowed one.
 	 */
 	bool deps_unknown;
 };

@@ -50,7 +50,7 @@ struct pg_ops {
 	bool (*should_cancel)(void *ctx);
 	/* optional; true when candidate cand's dependencies turned out unknown (asked
 	 * only after dependencies() ran for it): such a candidate is decided only when
-	 * every other allowed one is known to be unknown too */
+	 * every other allowed one is known to be unknown too, or after 8 such ones */
 	bool (*deps_unknown)(void *ctx, uint32_t pkg, uint32_t cand);
 };
 

@@ -696,13 +696,34 @@ static bool known_unknown(const struct pg_solver *s, uint32_t pkg, uint32_t i)
 }
 
 /*
+ * How many candidates of one package may turn out to have unknown dependencies
+ * before the walk stops preferring known ones: each costs a whole sdist
+ * download, and a project whose sdists all predate Metadata-Version 2.2 (or
+ * build everything dynamically) would otherwise be walked release by release.
+ */
+#define PG_UNKNOWN_WALK 8
+
+static uint32_t count_unknown(const struct pg_solver *s, uint32_t pkg)
+{
+	const struct pg_pkg *p = &s->pkgs[pkg];
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; s->ops.deps_unknown && i < p->ncand; i++)
+		n += known_unknown(s, pkg, i);
+	return n;
+}
+
+/*
  * the installed candidate when allowed, else the newest; a candidate whose
  * dependencies proved unknown only when no other allowed one is left that
- * may have known ones
+ * may have known ones (or PG_UNKNOWN_WALK of them were met already)
  */
 static int32_t pick_version(const struct pg_solver *s, uint32_t pkg, bool skip_unknown)
 {
 	const struct pg_pkg *p = &s->pkgs[pkg];
+
+	if (skip_unknown && s->ops.deps_unknown && count_unknown(s, pkg) >= PG_UNKNOWN_WALK)
+		skip_unknown = false;
 
 	if (p->preferred >= 0 && pg_set_has(p->cur, (uint32_t)p->preferred) &&
 	    !(skip_unknown && known_unknown(s, pkg, (uint32_t)p->preferred)))

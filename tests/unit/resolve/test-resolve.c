@@ -376,6 +376,45 @@ static void test_resolve_prefers_known_dependencies(void **state)
 	}
 }
 
+/* the walk past unknown candidates is bounded: 8 of them, then the best one */
+static void test_resolve_unknown_walk_bound(void **state)
+{
+	static const char *const any[] = {"sdistonly", NULL};
+	(void)state;
+
+	for (int nunknown = 7; nunknown <= 10; nunknown += 3) {
+		struct rr_provider_mem *m = rr_provider_mem_new();
+		struct rr_provider p;
+		struct reqs q;
+		struct rr_resolve_request rq = {0};
+		struct rr_solution *sol;
+		char ver[16];
+		size_t h;
+
+		add(m, "sdistonly", "1.0", NULL);
+		for (int i = 0; i < nunknown; i++) {
+			snprintf(ver, sizeof(ver), "2.%d", i);
+			assert_int_equal(rr_provider_mem_add(m, "sdistonly", ver, &h, NULL), RR_OK);
+			rr_provider_mem_set_deps_unknown(m, h);
+		}
+		reqs_set(&q, any);
+		rq.reqs = q.rr;
+		rq.nreqs = q.n;
+		rr_provider_mem_get(m, &p);
+		assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+		/* 7 unknown: all walked, the known 1.0 wins; 10: the walk stops at 8 and
+		 * the newest is taken (its dependencies stay unknown) */
+		snprintf(ver, sizeof(ver), "2.%d", nunknown - 1);
+		assert_string_equal(rr_solution_find(sol, "sdistonly")->version,
+				    nunknown == 7 ? "1.0" : ver);
+		assert_int_equal(rr_solution_find(sol, "sdistonly")->candidate->deps_unknown,
+				 nunknown != 7);
+		rr_solution_free(sol);
+		reqs_release(&q);
+		rr_provider_mem_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_step_cap),
 		cmocka_unit_test(test_resolve_prefetch_hints),
 		cmocka_unit_test(test_resolve_prefers_known_dependencies),
+		cmocka_unit_test(test_resolve_unknown_walk_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
