@@ -301,6 +301,7 @@ struct get {
 	size_t max_body;
 	bool cacheable;
 	const char *expect_sha256; /* the body must hash to this (else never stored/used) */
+	bool immutable;            /* its file's URL carries a hash: never changes */
 	char *range;     /* owned; CURLOPT_RANGE */
 	bool spill;      /* a whole body goes to a temp file (fd) */
 	/* out */
@@ -448,8 +449,8 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 		rr_cache_control_parse(f->cache_control, &max_age, &no_store, &no_cache);
 		/* no headers: fresh for the reader's window (RR_INDEX_HEURISTIC_TTL) */
 		heuristic = !f->cache_control;
-		if (g->expect_sha256) {
-			/* its URL carries the hash (PEP 658/691): immutable */
+		if (g->expect_sha256 || g->immutable) {
+			/* the file's URL carries a hash (PEP 503/658/691): immutable */
 			max_age = IMMUTABLE_MAX_AGE;
 			no_cache = false;
 			heuristic = false;
@@ -1309,6 +1310,7 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 			mg[nm].max_body = METADATA_MAX;
 			mg[nm].cacheable = true;
 			mg[nm].expect_sha256 = f->metadata_sha256;
+			mg[nm].immutable = f->sha256 != NULL;
 			nm++;
 			continue;
 		}
