@@ -96,6 +96,8 @@ struct rr_flow {
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 	size_t requests; /* HTTP transfers the resolution made */
+	unsigned long long bytes; /* response bytes received */
+	size_t cache_hits, range_requests, whole_files;
 	char *world;	 /* with opts->record: the answers, as scenario "=Pkg:" lines */
 };
 

@@ -54,15 +54,51 @@ struct rr_index_project {
 };
 
 struct rr_index_opts {
-	const char *const *index_urls; /* [0] = primary (--index-url), rest = extra, in order */
+	/* in priority order: a project found on an earlier index is never taken from a
+	 * later one, and an index that fails (not a 404) stops the search there. uv's
+	 * rule: --index / --extra-index-url entries come BEFORE the default index
+	 * (--index-url / PyPI), so the caller puts them first. */
+	const char *const *index_urls;
 	size_t nindex_urls;
+	/* --find-links locations, as pip and uv take them: a local directory (a path
+	 * or file:// URL: the dists in it, not recursive) or the URL of an HTML page
+	 * (every link on it). Their files join the candidates of their project,
+	 * whichever index serves it, and make a project no index has exist. */
+	const char *const *find_links;
+	size_t nfind_links;
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve or ~/.cache/rocm-resolve */
 	bool no_cache, offline, refresh;
 	int max_parallel; /* in flight; 0 = default 16 */
 	long timeout_ms;  /* per request; 0 = default 30000 */
 	int retries;      /* 0 = default 3; negative = none */
 	const char *user_agent;
+	/* one deadline for all network work of the client, in rr_index_now_ms() time
+	 * (CLOCK_MONOTONIC ms): no transfer or retry runs past it, and what is left
+	 * fails with RR_E_NETWORK naming --timeout. 0 = none. For `--timeout S`:
+	 * rr_index_now_ms() + S * 1000 (and timeout_ms = S * 1000). */
+	long long deadline_ms;
+	/* a project page larger than this is refused (RR_E_LIMIT); 0 = default
+	 * RR_INDEX_PAGE_MAX */
+	size_t max_page_bytes;
+	/* seconds a page (or 404) served without Cache-Control stays fresh in the
+	 * cache; 0 = default RR_INDEX_HEURISTIC_TTL, negative = revalidate each run */
+	long heuristic_ttl_s;
 };
+
+/*
+ * 64 MiB: PyPI's biggest project pages (nightly-build projects with tens of
+ * thousands of files) are a few MB; a page over this is a broken or hostile
+ * server, refused with a message naming the limit.
+ */
+#define RR_INDEX_PAGE_MAX (64u << 20)
+/*
+ * Freshness of a page without cache headers (many company mirrors send none):
+ * 600 s, the max-age PyPI itself puts on its pages, which uv honours (its HTTP
+ * cache follows RFC 9111; RFC 9111 4.2.2 lets a cache assign such a heuristic
+ * lifetime). pip instead sends "Cache-Control: max-age=0" for index pages and
+ * so revalidates on every run. --refresh (opts.refresh) ignores it.
+ */
+#define RR_INDEX_HEURISTIC_TTL 600
 
 struct rr_index_client;
 
@@ -88,6 +124,20 @@ rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_fi
 
 /* number of HTTP transfers started so far (cache hits without revalidation don't count) */
 size_t rr_index_client_requests(const struct rr_index_client *c);
+
+struct rr_index_stats {
+	size_t requests;          /* HTTP transfers started, retries included */
+	unsigned long long bytes; /* response body bytes received */
+	size_t cache_hits;        /* answers from the on-disk cache, no request */
+	size_t revalidated;       /* cached answers confirmed by a 304 */
+	size_t range_requests;    /* partial (206) answers: wheel METADATA without PEP 658 */
+	size_t whole_files;       /* whole dists downloaded (sdists; servers refusing ranges) */
+	size_t failures_reused;   /* requests not repeated: that URL already failed this run */
+};
+void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret);
+
+/* CLOCK_MONOTONIC in milliseconds: the clock of rr_index_opts.deadline_ms */
+long long rr_index_now_ms(void);
 
 /* copy of url with any userinfo replaced by "***@" (caller frees) */
 char *rr_url_redact(const char *url);

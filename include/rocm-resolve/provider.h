@@ -32,8 +32,17 @@ struct rr_candidate {
 	bool yanked;
 	bool installed;		/* present in the target environment */
 	char *requires_python;	/* NULL when none */
-	bool deps_unknown;	/* only known after a build (dynamic sdist): dependencies() is empty */
 	const void *data;	/* the provider's own */
+	/*
+	 * its dependencies cannot be known without a build (an sdist whose
+	 * PKG-INFO is older than 2.2 or lists Requires-Dist as Dynamic): set by the
+	 * provider, at the latest when dependencies() is asked, which then returns
+	 * an empty list. The resolver does not pick such a candidate while another
+	 * allowed one may have known dependencies - unless 8 candidates of the
+	 * project proved unknown already (each costs a whole sdist download): then
+	 * it settles for the best allowed one.
+	 */
+	bool deps_unknown;
 };
 
 struct rr_provider {
@@ -67,8 +76,8 @@ rr_err rr_provider_mem_add_installed(struct rr_provider_mem *m, const char *name
 void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const char *req);
 void rr_provider_mem_set_requires_python(struct rr_provider_mem *m, size_t h, const char *spec);
 void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked);
-/* the release's dependencies are only known after a build (a dynamic sdist) */
-void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h, bool unknown);
+/* its dependencies need a build: deps_unknown, set when dependencies() is asked */
+void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h);
 size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h);
 void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret);
 /* how many times the resolver asked for candidates / dependencies */

@@ -74,6 +74,7 @@ struct rr_transitive_input {
 	const struct rr_provider *provider; /* the world: index-backed or in-memory */
 	bool pre;	     /* allow pre-releases everywhere */
 	bool allow_excludes; /* clash-group dependencies kept out by an exclusion, not a conflict */
+	bool prefetched;     /* the caller already started the provider's crawl */
 	/* the URL (and sha256, may stay NULL) of the file behind a candidate, for --lock;
 	 * NULL when the provider has no files (in-memory worlds) */
 	const char *(*file_of)(const struct rr_candidate *c, const char **sha256);

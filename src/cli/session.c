@@ -89,8 +89,12 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 		return rr_cli_exit_for(rc);
 	}
 	if (s->flow->resolved)
-		rr_cli_info(cli, "resolved %zu packages in %zu decisions with %zu HTTP requests",
-			    s->flow->res.nlocked, s->flow->res.steps, s->flow->requests);
+		rr_cli_info(cli,
+			    "resolved %zu packages in %zu decisions with %zu HTTP requests (%llu "
+			    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
+			    s->flow->res.nlocked, s->flow->res.steps, s->flow->requests,
+			    s->flow->bytes, s->flow->range_requests, s->flow->whole_files,
+			    s->flow->cache_hits);
 	*ret = s->flow->plan;
 	s->flow->plan = NULL;
 	*res = s->flow->res;

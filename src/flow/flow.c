@@ -284,6 +284,10 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		io.offline = o->offline;
 		io.refresh = o->refresh;
 		io.timeout_ms = o->timeout_ms;
+		/* --timeout bounds the whole network part too, not each request alone */
+		io.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
+		io.find_links = (const char *const *)f->reqs.find_links;
+		io.nfind_links = f->reqs.nfind_links;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
 		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */
 		rc = rr_index_client_new(&io, &client, err);
@@ -292,6 +296,21 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		ip = rr_index_provider_new(client, f->venv, skip_cb, f);
 		rr_index_provider_get(ip, &prov);
 		in.file_of = index_file_of;
+		{
+			/* the crawl starts at once, guided by what the user asked for */
+			const struct rr_requirement **roots =
+				rr_xcalloc(f->reqs.nitems + 1, sizeof(*roots));
+			size_t n = 0;
+			for (size_t i = 0; i < f->reqs.nitems; i++) {
+				const struct rr_item *it = &f->reqs.items[i];
+				if (resolvable[i] && !it->constraint && !it->editable && !it->req.url &&
+				    it->kind != RR_ITEM_URL)
+					roots[n++] = &it->req;
+			}
+			rr_index_provider_prefetch_roots(ip, roots, n);
+			free(roots);
+			in.prefetched = true;
+		}
 	}
 	if (o->record) {
 		rec = rr_provider_record_new(&prov);
@@ -321,7 +340,15 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		if (err)
 			err->code = rc;
 	}
-	f->requests = client ? rr_index_client_requests(client) : 0;
+	if (client) {
+		struct rr_index_stats st;
+		rr_index_client_stats(client, &st);
+		f->requests = st.requests;
+		f->bytes = st.bytes;
+		f->cache_hits = st.cache_hits;
+		f->range_requests = st.range_requests;
+		f->whole_files = st.whole_files;
+	}
 	if (rec) {
 		struct rr_strbuf w = RR_STRBUF_INIT;
 		rr_provider_record_format(rec, &w);

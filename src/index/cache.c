@@ -140,6 +140,8 @@ rr_err rr_cache_parse(const char *data, size_t len, struct rr_cache_entry *e, rr
 			t.max_age = strtoll(v, NULL, 10);
 		else if (KEY("no-cache"))
 			t.no_cache = strcmp(v, "1") == 0;
+		else if (KEY("heuristic"))
+			t.heuristic = strcmp(v, "1") == 0;
 		else if (KEY("length"))
 			have_len = rr_parse_u64(v, strlen(v), (uint64_t *)&blen);
 		else if (KEY("sha256") && strlen(v) == 64)
@@ -195,7 +197,13 @@ static int mkdir_p(char *path)
 rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_entry *e,
 		      rr_error *err)
 {
-	RR_AUTOFREE char *path = rr_cache_path(dir, klass, e->url);
+	return rr_cache_store_keyed(dir, klass, e->url, e, err);
+}
+
+rr_err rr_cache_store_keyed(const char *dir, const char *klass, const char *key_url,
+			    const struct rr_cache_entry *e, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_cache_path(dir, klass, key_url);
 	RR_AUTOFREE char *tmp = NULL;
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 	char hex[65];
@@ -212,6 +220,8 @@ rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_
 	put(&sb, "content-type", e->content_type);
 	rr_strbuf_addf(&sb, "stored: %lld\nmax-age: %lld\nno-cache: %d\n", e->stored, e->max_age,
 		       e->no_cache ? 1 : 0);
+	if (e->heuristic)
+		rr_strbuf_adds(&sb, "heuristic: 1\n");
 	rr_sha256_hex(e->body.buf, e->body.len, hex);
 	rr_strbuf_addf(&sb, "length: %zu\nsha256: %s\n\n", e->body.len, hex);
 	rr_strbuf_add(&sb, e->body.buf, e->body.len);

@@ -72,6 +72,8 @@
 	X(read_support_format_tar)                                                                 \
 	X(read_support_format_zip)                                                                 \
 	X(read_open_memory)                                                                        \
+	X(read_open_fd)                                                                            \
+	X(read_support_format_raw)                                                                 \
 	X(read_next_header)                                                                        \
 	X(read_data)                                                                               \
 	X(read_free)                                                                               \

@@ -10,10 +10,13 @@
  * bundle may be overridden by SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PIP_CERT.
  * Every message names the URL with its credentials redacted.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "index/dl-private.h"
 #include "index/index-private.h"
@@ -27,6 +30,7 @@ struct rr_fetcher {
 	CURLSH *share;
 	char *cainfo;
 	size_t transfers;
+	unsigned long long bytes;
 };
 
 rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err)
@@ -82,6 +86,11 @@ size_t rr_fetcher_transfers(const struct rr_fetcher *f)
 	return f->transfers;
 }
 
+unsigned long long rr_fetcher_bytes(const struct rr_fetcher *f)
+{
+	return f->bytes;
+}
+
 void rr_fetch_release(struct rr_fetch *r)
 {
 	rr_error_release(&r->err);
@@ -91,6 +100,9 @@ void rr_fetch_release(struct rr_fetch *r)
 	r->cache_control = rr_free(r->cache_control);
 	r->content_type = rr_free(r->content_type);
 	r->effective_url = rr_free(r->effective_url);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
 }
 
 /* one slot per request while it runs */
@@ -105,25 +117,84 @@ struct slot {
 	bool done;
 	struct curl_slist *headers;
 	char *redacted;
+	struct rr_fetcher *f;
+	int spill_state; /* 0: not decided, 1: memory, 2: temp file */
+	bool io_error;
+	int io_errno;
 };
 
-static long long now_ms(void)
+long long rr_fetch_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static long long now_ms(void)
+{
+	return rr_fetch_now_ms();
+}
+
+/* an unlinked file in $TMPDIR (else /tmp): gone when closed, whatever happens */
+static int temp_fd(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+#endif
+	path = rr_xasprintf("%s/rocm-resolve-dl.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct slot *s = ud;
+	struct rr_fetch *r = s->r;
 	size_t n = size * nmemb;
 
-	if (s->r->body.len + n > s->max_body) {
+	if ((unsigned long long)r->body_size + n > s->max_body) {
 		s->over_limit = true;
 		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
 	}
-	rr_strbuf_add(&s->r->body, p, n);
+	if (s->spill_state == 0) {
+		long status = 0;
+		rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+		s->spill_state = r->spill && status == 200 ? 2 : 1;
+		if (s->spill_state == 2 && r->fd < 0 && (r->fd = temp_fd()) < 0) {
+			s->io_error = true;
+			s->io_errno = errno;
+			return 0;
+		}
+	}
+	if (s->spill_state == 2) {
+		size_t off = 0;
+		while (off < n) {
+			ssize_t w = write(r->fd, p + off, n - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				s->io_error = true;
+				s->io_errno = w < 0 ? errno : ENOSPC;
+				return 0;
+			}
+			off += (size_t)w;
+		}
+	} else {
+		rr_strbuf_add(&r->body, p, n);
+	}
+	r->body_size += (long long)n;
+	s->f->bytes += n;
 	return n;
 }
 
@@ -141,6 +212,8 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 {
 	struct slot *s = ud;
 	size_t n = size * nmemb;
+	static const char cr[] = "content-range:";
+	static const char ar[] = "accept-ranges:";
 	struct {
 		const char *name;
 		char **dst;
@@ -155,6 +228,23 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 		/* a new response (redirect hop, 100-continue): forget the previous headers */
 		for (size_t i = 0; i < RR_ARRAY_LEN(want); i++)
 			*want[i].dst = rr_free(*want[i].dst);
+		s->r->total_size = -1;
+		s->r->accept_ranges = false;
+		return n;
+	}
+	if (n > sizeof(cr) - 1 && strncasecmp(p, cr, sizeof(cr) - 1) == 0) {
+		/* "bytes a-b/total", or "bytes *" "/total" with a 416 */
+		RR_AUTOFREE char *v = rr_xstrndup(p + sizeof(cr) - 1, n - (sizeof(cr) - 1));
+		const char *slash = strchr(v, '/');
+		char *end;
+		long long t = slash ? strtoll(slash + 1, &end, 10) : -1;
+		if (slash && end != slash + 1 && t >= 0)
+			s->r->total_size = t;
+		return n;
+	}
+	if (n > sizeof(ar) - 1 && strncasecmp(p, ar, sizeof(ar) - 1) == 0) {
+		RR_AUTOFREE char *v = rr_xstrndup(p + sizeof(ar) - 1, n - (sizeof(ar) - 1));
+		s->r->accept_ranges = strstr(v, "bytes") != NULL;
 		return n;
 	}
 	for (size_t i = 0; i < RR_ARRAY_LEN(want); i++) {
@@ -177,7 +267,19 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	s->easy = e;
 	s->errbuf[0] = '\0';
 	s->over_limit = false;
+	s->io_error = false;
+	s->spill_state = 0;
 	rr_strbuf_reset(&r->body);
+	r->body_size = 0;
+	r->total_size = -1;
+	r->accept_ranges = false;
+	if (r->fd >= 0) {
+		/* a retry starts the file over */
+		if (ftruncate(r->fd, 0) != 0 || lseek(r->fd, 0, SEEK_SET) != 0) {
+			close(r->fd);
+			r->fd = -1;
+		}
+	}
 	rr_curl.easy_setopt(e, CURLOPT_URL, r->url);
 	rr_curl.easy_setopt(e, CURLOPT_PRIVATE, s);
 	rr_curl.easy_setopt(e, CURLOPT_ERRORBUFFER, s->errbuf);
@@ -196,10 +298,25 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	 * plain HTTP/1.1 it would serialise the first wave behind one connection */
 	if (strncasecmp(r->url, "https:", 6) == 0)
 		rr_curl.easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	rr_curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	/* pages may come compressed; dists never: a byte range of a compressed
+	 * representation could not be decoded, and they do not shrink anyway */
+	if (!r->range && !r->spill)
+		rr_curl.easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	rr_curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	rr_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, f->o.timeout_ms);
-	rr_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, f->o.timeout_ms < 10000 ? f->o.timeout_ms : 10000L);
+	{
+		long t = f->o.timeout_ms;
+		if (f->o.deadline_ms > 0) {
+			long long left = f->o.deadline_ms - now_ms();
+			if (left < 1)
+				left = 1;
+			if (left < t)
+				t = (long)left;
+		}
+		rr_curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, t);
+		rr_curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, t < 10000 ? t : 10000L);
+	}
+	if (r->range)
+		rr_curl.easy_setopt(e, CURLOPT_RANGE, r->range);
 	rr_curl.easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 	rr_curl.easy_setopt(e, CURLOPT_SHARE, f->share);
 	rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
@@ -272,16 +389,28 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	if (rc == CURLE_OK)
 		retry = status >= 500 || status == 429;
 	else
-		retry = !s->over_limit && rc != CURLE_FILESIZE_EXCEEDED && retryable_curl(rc);
+		retry = !s->over_limit && !s->io_error && rc != CURLE_FILESIZE_EXCEEDED &&
+			retryable_curl(rc);
 
 	if (retry && r->attempts <= f->o.retries) {
 		long long delay = f->o.backoff_ms << (r->attempts - 1);
 		if (delay > 10000)
 			delay = 10000;
-		s->due_ms = now_ms() + delay;
-		return false;
+		/* no retry that could not finish before the deadline */
+		if (!f->o.deadline_ms || now_ms() + delay < f->o.deadline_ms) {
+			s->due_ms = now_ms() + delay;
+			return false;
+		}
 	}
-	if (s->over_limit || rc == CURLE_FILESIZE_EXCEEDED) {
+	if (f->o.deadline_ms && now_ms() >= f->o.deadline_ms && rc != CURLE_OK) {
+		r->rc = rr_fail(&r->err, RR_E_NETWORK,
+				"%s: the time allowed for index requests ran out (--timeout), after "
+				"%d attempt%s",
+				s->redacted, r->attempts, r->attempts == 1 ? "" : "s");
+	} else if (s->io_error) {
+		r->rc = rr_fail(&r->err, RR_E_IO, "%s: cannot write the download to a temporary "
+				"file in $TMPDIR: %s", s->redacted, strerror(s->io_errno));
+	} else if (s->over_limit || rc == CURLE_FILESIZE_EXCEEDED) {
 		r->rc = rr_fail(&r->err, RR_E_LIMIT, "%s: response larger than %zu bytes",
 				s->redacted, s->max_body);
 	} else if (rc != CURLE_OK) {
@@ -308,6 +437,10 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 	size_t running = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		slots[i].f = f;
+		reqs[i].fd = -1;
+		reqs[i].body_size = 0;
+		reqs[i].total_size = -1;
 		slots[i].r = &reqs[i];
 		slots[i].max_body = reqs[i].max_body ? reqs[i].max_body : DEFAULT_MAX_BODY;
 		slots[i].redacted = rr_url_redact(reqs[i].url);
@@ -329,6 +462,16 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 			if (s->due_ms > now) {
 				if (next_due < 0 || s->due_ms < next_due)
 					next_due = s->due_ms;
+				continue;
+			}
+			if (f->o.deadline_ms && now >= f->o.deadline_ms) {
+				/* never started: the time allowed is spent */
+				s->r->rc = rr_fail(&s->r->err, RR_E_NETWORK,
+						   "%s: the time allowed for index requests ran out "
+						   "(--timeout)%s",
+						   s->redacted, s->r->attempts ? " while retrying" : "");
+				s->done = true;
+				done++;
 				continue;
 			}
 			setup_easy(f, s);

@@ -35,7 +35,11 @@ struct rr_fetch_opts {
 	int max_parallel; /* transfers in flight */
 	long backoff_ms;  /* first retry delay; doubles each attempt */
 	const char *user_agent;
+	long long deadline_ms; /* CLOCK_MONOTONIC ms (rr_fetch_now_ms) no transfer outlives; 0: none */
 };
+
+/* CLOCK_MONOTONIC in milliseconds: the clock of every deadline */
+long long rr_fetch_now_ms(void);
 
 struct rr_fetch {
 	/* in */
@@ -44,11 +48,17 @@ struct rr_fetch {
 	const char *accept;   /* NULL: curl's default */
 	const char *if_none_match, *if_modified_since;
 	size_t max_body;      /* 0: 64 MiB */
+	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
+	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
 	rr_error err;
 	long status;
 	struct rr_strbuf body;
+	int fd;               /* spilled body (read from offset 0), else -1; release closes it */
+	long long body_size;  /* bytes of body received (in memory or in fd) */
+	long long total_size; /* from Content-Range "bytes a-b/T"; -1 when not given */
+	bool accept_ranges;   /* "Accept-Ranges: bytes" seen */
 	char *etag, *last_modified, *cache_control, *content_type;
 	char *effective_url;  /* after redirects, userinfo removed */
 	int attempts;
@@ -62,6 +72,8 @@ struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f);
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);
 void rr_fetch_release(struct rr_fetch *r);
 size_t rr_fetcher_transfers(const struct rr_fetcher *f);
+/* body bytes received over all transfers */
+unsigned long long rr_fetcher_bytes(const struct rr_fetcher *f);
 
 /* resolve ref against base (RFC 3986); NULL when either is not a URL */
 char *rr_url_join(const char *base, const char *ref);
@@ -81,6 +93,7 @@ struct rr_cache_entry {
 	long long stored;  /* unix time the response was (re)validated */
 	long long max_age; /* -1: none given */
 	bool no_cache;     /* must revalidate before each use */
+	bool heuristic;    /* served without Cache-Control: freshness is the reader's policy */
 	struct rr_strbuf body;
 };
 
@@ -93,10 +106,41 @@ rr_err rr_cache_load(const char *dir, const char *klass, const char *url, struct
 /* atomic: temp file in the same directory, fsync, rename */
 rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_entry *e,
 		      rr_error *err);
+/* the same, filed under key_url while e->url (what the header shows) may differ:
+ * the key may carry credentials, the header never does */
+rr_err rr_cache_store_keyed(const char *dir, const char *klass, const char *key_url,
+			    const struct rr_cache_entry *e, rr_error *err);
 bool rr_cache_fresh(const struct rr_cache_entry *e, long long now);
 void rr_cache_control_parse(const char *cc, long long *max_age, bool *no_store, bool *no_cache);
 /* parse one entry file's bytes (exported for tests) */
 rr_err rr_cache_parse(const char *data, size_t len, struct rr_cache_entry *e, rr_error *err);
+
+/* ---- zipread.c: locating a wheel's METADATA from byte ranges ---- */
+
+#define RR_ZIP_MAX_CD (64u << 20) /* a central directory we read (torch's is a few MB) */
+
+struct rr_zip_cd {
+	unsigned long long offset, size, entries;
+};
+struct rr_zip_member {
+	unsigned long long local_off, csize, usize;
+	unsigned method, flags; /* method 0 stored, 8 deflate (others refused) */
+	unsigned long crc;
+};
+/* tail: the last len bytes of a file of total bytes; finds the central directory
+ * (ZIP64 too). RR_E_UNSUPPORTED when the ZIP64 record lies before the tail. */
+rr_err rr_zip_find_cd(const unsigned char *tail, size_t len, unsigned long long total,
+		      struct rr_zip_cd *cd, rr_error *err);
+/* the *.dist-info/METADATA entry of a central directory ("<want_prefix>METADATA"
+ * preferred, want_prefix being "name-version.dist-info/"); RR_E_UNSUPPORTED for
+ * an encrypted member or a method other than stored/deflate */
+rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,
+			    struct rr_zip_member *m, rr_error *err);
+/* p: len bytes from the member's local header on. RR_OK with *need == 0 and
+ * *data_off set when the whole member is there, else *need = bytes wanted from
+ * the header on (an estimate while the header itself is incomplete) */
+rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip_member *m,
+			 size_t *data_off, size_t *need, rr_error *err);
 
 /* ---- index.c: page parsers (from memory; fuzzed) ---- */
 
@@ -123,6 +167,16 @@ rr_err rr_dist_wheel_metadata(const void *data, size_t len, const char *filename
 /* the top-level PKG-INFO of an sdist (.tar.gz / .zip) in memory */
 rr_err rr_dist_sdist_pkginfo(const void *data, size_t len, const char *filename,
 			     struct rr_strbuf *out, rr_error *err);
+/* "{name}-{version}.dist-info/" for a wheel's filename (caller frees), NULL if malformed */
+char *rr_dist_wheel_prefix(const char *filename);
+/* the same, read from a (spilled) file: never the whole file in memory */
+rr_err rr_dist_wheel_metadata_fd(int fd, const char *filename, struct rr_strbuf *out,
+				 rr_error *err);
+rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *out,
+				rr_error *err);
+/* a zip member's bytes (stored or raw deflate) to its content, checking size and CRC */
+rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
+			  struct rr_strbuf *out, rr_error *err);
 /* PEP 643: true when PKG-INFO can be trusted (Metadata-Version >= 2.2 and
  * Requires-Dist, Requires-Python, Provides-Extra not Dynamic); *why says why not */
 bool rr_dist_pkginfo_static(const char *text, size_t len, const char **why);

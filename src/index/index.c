@@ -7,16 +7,23 @@
  * credentials are sent (as CURLOPT_USERPWD) only to the realm (scheme, host,
  * port) of the index they came with - also for file downloads on that realm.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "index/index-private.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/util.h"
 
-#define PAGE_MAX (256u << 20)
+#define IMMUTABLE_MAX_AGE (10LL * 365 * 86400)
 #define METADATA_MAX (16u << 20)
 #define DIST_MAX (2ull << 30)
 
@@ -104,7 +111,20 @@ struct rr_index_client {
 	struct rr_fetcher *fetcher;
 	struct map projects; /* key -> struct proj_slot */
 	struct map meta;     /* file url -> struct meta_slot */
-	size_t cache_hits;
+	struct map failed;   /* url -> struct fail_slot: failed this run, not asked again */
+	char **fl;           /* find-links locations as given */
+	char **fl_redacted;
+	size_t nfl;
+	bool fl_loaded;
+	struct rr_index_project fl_files; /* every file the locations list */
+	size_t max_page;
+	long long heuristic_ttl;
+	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
+};
+
+struct fail_slot {
+	rr_err rc;
+	char *msg;
 };
 
 rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client **ret,
@@ -160,6 +180,20 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	}
 	c->offline = o->offline;
 	c->refresh = o->refresh;
+	if (o->nfind_links) {
+		c->fl = rr_xcalloc(o->nfind_links, sizeof(*c->fl));
+		c->fl_redacted = rr_xcalloc(o->nfind_links, sizeof(*c->fl_redacted));
+		for (size_t i = 0; i < o->nfind_links; i++) {
+			c->fl[i] = rr_xstrdup(o->find_links[i]);
+			c->fl_redacted[i] = rr_url_redact(o->find_links[i]);
+		}
+		c->nfl = o->nfind_links;
+	}
+	c->max_page = o->max_page_bytes ? o->max_page_bytes : RR_INDEX_PAGE_MAX;
+	c->heuristic_ttl = o->heuristic_ttl_s == 0  ? RR_INDEX_HEURISTIC_TTL
+			   : o->heuristic_ttl_s < 0 ? -1
+						    : o->heuristic_ttl_s;
+	fo.deadline_ms = o->deadline_ms;
 	if (o->retries < 0)
 		fo.retries = 0;
 	if (rr_fetcher_new(&fo, &c->fetcher, err) != RR_OK) {
@@ -200,6 +234,22 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 		}
 	}
 	free(c->meta.slots);
+	for (size_t i = 0; i < c->failed.cap; i++) {
+		struct fail_slot *fs = c->failed.slots[i].val;
+		free(c->failed.slots[i].key);
+		if (fs) {
+			free(fs->msg);
+			free(fs);
+		}
+	}
+	free(c->failed.slots);
+	for (size_t i = 0; i < c->nfl; i++) {
+		free(c->fl[i]);
+		free(c->fl_redacted[i]);
+	}
+	free(c->fl);
+	free(c->fl_redacted);
+	rr_index_project_release(&c->fl_files);
 	free(c->cache_dir);
 	rr_fetcher_free(c->fetcher);
 	free(c);
@@ -209,6 +259,24 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 size_t rr_index_client_requests(const struct rr_index_client *c)
 {
 	return rr_fetcher_transfers(c->fetcher);
+}
+
+void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret)
+{
+	*ret = (struct rr_index_stats){
+		.requests = rr_fetcher_transfers(c->fetcher),
+		.bytes = rr_fetcher_bytes(c->fetcher),
+		.cache_hits = c->cache_hits,
+		.revalidated = c->revalidated,
+		.range_requests = c->range_requests,
+		.whole_files = c->whole_files,
+		.failures_reused = c->failures_reused,
+	};
+}
+
+long long rr_index_now_ms(void)
+{
+	return rr_fetch_now_ms();
 }
 
 /* credentials for a URL: those of the first index on the same realm */
@@ -232,6 +300,10 @@ struct get {
 	const char *accept;
 	size_t max_body;
 	bool cacheable;
+	const char *expect_sha256; /* the body must hash to this (else never stored/used) */
+	bool immutable;            /* its file's URL carries a hash: never changes */
+	char *range;     /* owned; CURLOPT_RANGE */
+	bool spill;      /* a whole body goes to a temp file (fd) */
 	/* out */
 	rr_err rc;
 	rr_error err;
@@ -239,6 +311,9 @@ struct get {
 	char *content_type;
 	char *final_url;
 	struct rr_strbuf body;
+	bool have_fd;
+	int fd;               /* the spilled body when have_fd */
+	long long total_size; /* Content-Range total, -1 */
 	/* private */
 	struct rr_cache_entry ce;
 	bool have_ce;
@@ -248,6 +323,10 @@ struct get {
 
 static void get_release(struct get *g)
 {
+	if (g->have_fd)
+		close(g->fd);
+	g->have_fd = false;
+	free(g->range);
 	free(g->url);
 	rr_error_release(&g->err);
 	free(g->content_type);
@@ -268,6 +347,22 @@ static void take_entry(struct get *g)
 	g->done = true;
 }
 
+/* an entry stored without Cache-Control: fresh for the client's window */
+static bool heuristic_fresh(const struct rr_index_client *c, const struct rr_cache_entry *e,
+			    long long now)
+{
+	return e->heuristic && !e->no_cache && c->heuristic_ttl >= 0 && now >= e->stored &&
+	       now - e->stored < c->heuristic_ttl;
+}
+
+static bool sha_matches(const char *want, const void *data, size_t len)
+{
+	char got[65];
+
+	rr_sha256_hex(data, len, got);
+	return strcmp(got, want) == 0;
+}
+
 static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 {
 	long long now = (long long)time(NULL);
@@ -277,14 +372,34 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct get *g = &gs[i];
 		g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
+		g->total_size = -1;
 		rr_strbuf_init(&g->body);
 		if (c->cache_dir && g->cacheable &&
 		    rr_cache_load(c->cache_dir, g->klass, g->url, &g->ce, NULL) == RR_OK)
 			g->have_ce = true;
-		if (g->have_ce && (c->offline || (!c->refresh && rr_cache_fresh(&g->ce, now)))) {
+		if (g->have_ce && g->expect_sha256 &&
+		    !sha_matches(g->expect_sha256, g->ce.body.buf, g->ce.body.len)) {
+			/* written by an older version before it checked: never use it */
+			rr_cache_entry_release(&g->ce);
+			g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
+			g->have_ce = false;
+		}
+		if (g->have_ce && (c->offline || (!c->refresh && (rr_cache_fresh(&g->ce, now) ||
+								 heuristic_fresh(c, &g->ce, now))))) {
 			c->cache_hits++;
 			take_entry(g);
 			continue;
+		}
+		{
+			struct fail_slot **fsl = (struct fail_slot **)map_find(&c->failed, g->url,
+									       false);
+			if (fsl && *fsl) {
+				/* failed earlier in this run, retries and all: not again */
+				c->failures_reused++;
+				g->rc = rr_fail(&g->err, (*fsl)->rc, "%s", (*fsl)->msg);
+				g->done = true;
+				continue;
+			}
 		}
 		if (c->offline) {
 			RR_AUTOFREE char *u = rr_url_redact(g->url);
@@ -300,6 +415,8 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 			.max_body = g->max_body,
 			.if_none_match = g->have_ce ? g->ce.etag : NULL,
 			.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
+			.range = g->range,
+			.spill = g->spill,
 		};
 		nf++;
 	}
@@ -310,56 +427,98 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 		struct get *g = &gs[i];
 		struct rr_fetch *f;
 		long long max_age;
-		bool no_store, no_cache;
+		bool no_store, no_cache, heuristic;
 
 		if (g->done)
 			continue;
 		f = &fs[g->fetch_i];
 		g->done = true;
 		if (f->rc != RR_OK) {
+			struct fail_slot **fsl = (struct fail_slot **)map_find(&c->failed, g->url,
+									       true);
+			if (!*fsl) {
+				*fsl = rr_xcalloc(1, sizeof(**fsl));
+				(*fsl)->rc = f->rc;
+				(*fsl)->msg = rr_xstrdup(f->err.msg ? f->err.msg : "request failed");
+			}
 			g->rc = f->rc;
 			g->err = f->err;
 			f->err = (rr_error)RR_ERROR_INIT;
 			continue;
 		}
 		rr_cache_control_parse(f->cache_control, &max_age, &no_store, &no_cache);
+		/* no headers: fresh for the reader's window (RR_INDEX_HEURISTIC_TTL) */
+		heuristic = !f->cache_control;
+		if (g->expect_sha256 || g->immutable) {
+			/* the file's URL carries a hash (PEP 503/658/691): immutable */
+			max_age = IMMUTABLE_MAX_AGE;
+			no_cache = false;
+			heuristic = false;
+		}
 		if (f->status == 304 && g->have_ce) {
 			/* revalidated: the stored body stands, with fresh freshness */
+			c->revalidated++;
 			g->ce.stored = now;
-			if (f->cache_control) {
-				g->ce.max_age = max_age;
-				g->ce.no_cache = no_cache;
-			}
+			g->ce.max_age = max_age;
+			g->ce.no_cache = no_cache;
+			g->ce.heuristic = heuristic;
 			if (f->etag) {
 				free(g->ce.etag);
 				g->ce.etag = rr_xstrdup(f->etag);
 			}
 			if (c->cache_dir && !no_store)
-				rr_cache_store(c->cache_dir, g->klass, &g->ce, NULL);
+				rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->ce, NULL);
 			take_entry(g);
 			continue;
 		}
 		g->status = f->status;
+		g->total_size = f->total_size;
+		if (f->fd >= 0) {
+			g->fd = f->fd;
+			g->have_fd = true;
+			f->fd = -1;
+		}
 		g->content_type = RR_STEAL(f->content_type);
 		g->final_url = f->effective_url ? RR_STEAL(f->effective_url) : rr_xstrdup(g->url);
 		g->body = f->body;
 		rr_strbuf_init(&f->body);
 		g->rc = RR_OK;
+		if (g->expect_sha256 && f->status == 200 &&
+		    !sha_matches(g->expect_sha256, g->body.buf, g->body.len)) {
+			/* checked before it is stored: a bad body never outlives this run */
+			char got[65];
+			RR_AUTOFREE char *u = rr_url_redact(g->url);
+			rr_sha256_hex(g->body.buf, g->body.len, got);
+			g->rc = rr_fail(&g->err, RR_E_DATA,
+					"%s: sha256 mismatch: expected %s, got %s%s", u,
+					g->expect_sha256, got,
+					c->cache_dir && !c->refresh
+						? " (the expected hash comes from the project page, "
+						  "which may be a stale cached copy: --refresh fetches "
+						  "it again)"
+						: "");
+			continue;
+		}
 		if (c->cache_dir && g->cacheable && !no_store && (f->status == 200 || f->status == 404)) {
+			RR_AUTOFREE char *plain = NULL;
 			struct rr_cache_entry ne = {
 				.status = f->status,
 				.etag = f->etag,
 				.last_modified = f->last_modified,
 				.content_type = g->content_type,
-				.url = g->url,
 				.final_url = g->final_url,
 				.stored = now,
 				.max_age = max_age,
 				.no_cache = no_cache,
+				.heuristic = heuristic,
 				.body = g->body,
 			};
+			/* a link on a page may carry user:password: the entry never shows it */
+			if (!rr_url_split_userinfo(g->url, &plain, NULL))
+				plain = rr_url_redact(g->url);
+			ne.url = plain;
 			/* a cache we cannot write is a slower run, not a failed one */
-			rr_cache_store(c->cache_dir, g->klass, &ne, NULL);
+			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &ne, NULL);
 		}
 	}
 	for (size_t i = 0; i < nf; i++)
@@ -388,29 +547,208 @@ static rr_err parse_page(struct get *g, const struct index_src *s, bool jsonapi,
 	return rr_fail(err, RR_E_HTTP, "%s: unexpected content type '%s'", u, ct);
 }
 
+/* ---- --find-links ---- */
+
+static bool is_http(const char *u)
+{
+	return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* a directory's dists as the HTML page a flat index would serve for it */
+static rr_err dir_page(const char *dir, struct rr_strbuf *html, char **ret_base, rr_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	RR_AUTOFREE char *abs = NULL;
+
+	if (!d)
+		return rr_fail(err, RR_E_IO, "--find-links '%s': %s", dir, strerror(errno));
+	abs = realpath(dir, NULL);
+	while ((de = readdir(d))) {
+		struct stat st;
+		RR_AUTOFREE char *path = NULL;
+		if (de->d_name[0] == '.')
+			continue;
+		path = rr_xasprintf("%s/%s", abs ? abs : dir, de->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			RR_PUSH(names, n, cap) = rr_xstrdup(de->d_name);
+	}
+	closedir(d);
+	rr_qsort(names, n, sizeof(*names), cmp_str);
+	rr_strbuf_adds(html, "<html><body>\n");
+	for (size_t i = 0; i < n; i++) {
+		rr_strbuf_adds(html, "<a href=\"");
+		for (const unsigned char *q = (const unsigned char *)names[i]; *q; q++) {
+			if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			    (*q >= '0' && *q <= '9') || strchr("-._~+!", *q))
+				rr_strbuf_addch(html, (char)*q);
+			else
+				rr_strbuf_addf(html, "%%%02X", *q);
+		}
+		rr_strbuf_adds(html, "\">x</a>\n");
+		free(names[i]);
+	}
+	rr_strbuf_adds(html, "</body></html>\n");
+	free(names);
+	*ret_base = rr_xasprintf("file://%s/", abs ? abs : dir);
+	return RR_OK;
+}
+
+static void copy_file(struct rr_index_file *dst, const struct rr_index_file *src)
+{
+#define DUP(x) dst->x = src->x ? rr_xstrdup(src->x) : NULL
+	*dst = *src;
+	DUP(filename);
+	DUP(url);
+	DUP(sha256);
+	DUP(requires_python);
+	DUP(yanked_reason);
+	DUP(metadata_sha256);
+	DUP(version);
+#undef DUP
+}
+
+/* the project a dist's filename names (normalised), NULL if it names none */
+static char *file_project(const struct rr_index_file *f)
+{
+	const char *fn = f->filename;
+	const char *cut;
+	size_t vlen = f->version ? strlen(f->version) : 0;
+
+	if (f->is_wheel)
+		cut = strchr(fn, '-');
+	else
+		cut = vlen && strlen(fn) > vlen + 1 ? strstr(fn, f->version) : NULL;
+	if (!cut || cut == fn)
+		return NULL;
+	if (!f->is_wheel) {
+		/* the last "-<version>" */
+		const char *q = cut;
+		while ((q = strstr(q + 1, f->version)))
+			cut = q;
+		if (cut[-1] != '-')
+			return NULL;
+		cut--;
+	}
+	return rr_name_normalize_n(fn, (size_t)(cut - fn));
+}
+
+static rr_err load_find_links(struct rr_index_client *c, rr_error *err)
+{
+	size_t cap = c->fl_files.nfiles;
+	rr_err rc = RR_OK;
+
+	if (c->fl_loaded || !c->nfl)
+		return RR_OK;
+	c->fl_loaded = true;
+	for (size_t i = 0; i < c->nfl && rc == RR_OK; i++) {
+		struct rr_index_project pr = {0};
+		const char *loc = c->fl[i];
+		if (is_http(loc)) {
+			struct get g = {
+				.url = NULL, .klass = "flat", .accept = "text/html",
+				.max_body = c->max_page, .cacheable = true,
+			};
+			char *plain = NULL;
+			if (!rr_url_split_userinfo(loc, &plain, (char **)&g.userpwd)) {
+				rc = rr_fail(err, RR_E_USAGE, "--find-links: not a URL: '%s'",
+					     c->fl_redacted[i]);
+				break;
+			}
+			g.url = plain;
+			get_batch(c, &g, 1);
+			if (g.rc != RR_OK) {
+				rc = g.rc;
+				if (err) {
+					rr_error_release(err);
+					*err = g.err;
+					g.err = (rr_error)RR_ERROR_INIT;
+				}
+			} else if (g.status != 200) {
+				rc = rr_fail(err, RR_E_HTTP, "--find-links %s: HTTP %ld",
+					     c->fl_redacted[i], g.status);
+			} else {
+				rc = rr_index_parse_html(g.body.buf, g.body.len, g.final_url,
+							 c->fl_redacted[i], &pr, err);
+			}
+			free((char *)g.userpwd);
+			get_release(&g);
+		} else {
+			RR_AUTO_STRBUF struct rr_strbuf html = RR_STRBUF_INIT;
+			RR_AUTOFREE char *page = NULL;
+			const char *dir = strncasecmp(loc, "file://", 7) == 0 ? loc + 7 : loc;
+			rc = dir_page(dir, &html, &page, err);
+			if (rc == RR_OK)
+				rc = rr_index_parse_html(html.buf, html.len, page, c->fl_redacted[i],
+							 &pr, err);
+		}
+		for (size_t k = 0; rc == RR_OK && k < pr.nfiles; k++)
+			copy_file(&RR_PUSH(c->fl_files.files, c->fl_files.nfiles, cap), &pr.files[k]);
+		rr_index_project_release(&pr);
+	}
+	return rc;
+}
+
+/* a project's files from the find-links locations join those of its index */
+static void merge_find_links(struct rr_index_client *c, const char *key,
+			     struct rr_index_project *p, const char **index_url)
+{
+	size_t cap = p->nfiles;
+
+	for (size_t i = 0; i < c->fl_files.nfiles; i++) {
+		const struct rr_index_file *f = &c->fl_files.files[i];
+		RR_AUTOFREE char *proj = file_project(f);
+		bool dup = false;
+		if (!proj || strcmp(proj, key) != 0)
+			continue;
+		for (size_t k = 0; k < p->nfiles && !dup; k++)
+			dup = strcmp(p->files[k].filename, f->filename) == 0;
+		if (dup)
+			continue; /* the index's own copy (with its hash) stands */
+		copy_file(&RR_PUSH(p->files, p->nfiles, cap), f);
+		if (!*index_url)
+			*index_url = f->index_url;
+	}
+}
+
 static void store_project(struct rr_index_client *c, const char *key, const struct index_src *s,
 			  struct rr_index_project *p)
 {
-	struct proj_slot **slot = (struct proj_slot **)map_find(&c->projects, key, true);
-	struct proj_slot *ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
+	struct proj_slot **slot;
+	struct proj_slot *ps;
+	const char *where = s ? s->redacted : NULL;
 
+	merge_find_links(c, key, p, &where);
+	slot = (struct proj_slot **)map_find(&c->projects, key, true);
+	ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
 	rr_index_project_release(&ps->p);
 	ps->p = *p;
 	memset(p, 0, sizeof(*p));
 	free(ps->p.key);
 	ps->p.key = rr_xstrdup(key);
 	free(ps->p.index_url);
-	ps->p.index_url = s ? rr_xstrdup(s->redacted) : NULL;
-	ps->missing = s == NULL;
+	ps->p.index_url = where ? rr_xstrdup(where) : NULL;
+	ps->missing = where == NULL;
 	*slot = ps;
 }
 
 rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *keys, size_t n,
 			       rr_error *err)
 {
-	char **pending = rr_xcalloc(n ? n : 1, sizeof(*pending));
+	char **pending;
 	size_t np = 0;
-	rr_err rc = RR_OK;
+	rr_err rc = load_find_links(c, err);
+
+	if (rc)
+		return rc;
+	pending = rr_xcalloc(n ? n : 1, sizeof(*pending));
 
 	for (size_t i = 0; i < n; i++) {
 		char *k = rr_name_normalize(keys[i]);
@@ -436,7 +774,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 			gs[i].userpwd = s->userpwd;
 			gs[i].klass = "simple";
 			gs[i].accept = RR_INDEX_ACCEPT;
-			gs[i].max_body = PAGE_MAX;
+			gs[i].max_body = c->max_page;
 			gs[i].cacheable = true;
 		}
 		get_batch(c, gs, np);
@@ -453,7 +791,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				api[napi].userpwd = s->userpwd;
 				api[napi].klass = "jsonapi";
 				api[napi].accept = "application/json";
-				api[napi].max_body = PAGE_MAX;
+				api[napi].max_body = c->max_page;
 				api[napi].cacheable = true;
 				api[napi].fetch_i = i; /* reused as a back-reference */
 				napi++;
@@ -488,7 +826,13 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				free(pending[i]);
 				continue;
 			}
-			if (g->rc != RR_OK) {
+			if (g->rc == RR_E_LIMIT) {
+				RR_AUTOFREE char *u = rr_url_redact(g->url);
+				rc = rr_fail(err, RR_E_LIMIT,
+					     "%s: the project page is larger than %zu MiB, far beyond "
+					     "any real index's; refused (a broken or hostile server?)",
+					     u, c->max_page >> 20);
+			} else if (g->rc != RR_OK) {
 				rc = g->rc;
 				if (err) {
 					rr_error_release(err);
@@ -574,14 +918,48 @@ static struct meta_slot *meta_put(struct rr_index_client *c, const char *url, rr
 	return ms;
 }
 
-static rr_err check_sha(const char *what_url, const char *want, const void *data, size_t len,
-			rr_error *err)
+static char *percent_decode(const char *s)
 {
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (; *s; s++) {
+		unsigned hi, lo;
+		if (*s == '%' && sscanf(s + 1, "%1x%1x", &hi, &lo) == 2) {
+			rr_strbuf_addch(&sb, (char)(hi * 16 + lo));
+			s += 2;
+		} else {
+			rr_strbuf_addch(&sb, *s);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/* the sha256 of a spilled download, read back in pieces */
+static rr_err check_sha_fd(const char *what_url, const char *want, int fd, rr_error *err)
+{
+	struct rr_sha256 h;
+	unsigned char d[32];
 	char got[65];
+	char buf[65536];
+	off_t off = 0;
 
 	if (!want)
 		return RR_OK;
-	rr_sha256_hex(data, len, got);
+	rr_sha256_init(&h);
+	for (;;) {
+		ssize_t r = pread(fd, buf, sizeof(buf), off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return rr_fail(err, RR_E_IO, "cannot read back a download: %s",
+				       strerror(errno));
+		if (r == 0)
+			break;
+		rr_sha256_update(&h, buf, (size_t)r);
+		off += r;
+	}
+	rr_sha256_final(&h, d);
+	rr_sha256_digest_to_hex(d, got);
 	if (strcmp(got, want) != 0) {
 		RR_AUTOFREE char *u = rr_url_redact(what_url);
 		return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s", u, want,
@@ -590,49 +968,326 @@ static rr_err check_sha(const char *what_url, const char *want, const void *data
 	return RR_OK;
 }
 
-/* record what a wheel/sdist/metadata body yields; RR_OK unless the data is bad */
-static rr_err absorb_dist(struct rr_index_client *c, const struct rr_index_file *f,
-			  const struct rr_strbuf *body, rr_error *err)
+static const char *dynamic_why(const char *text, size_t len)
 {
-	RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
-	rr_err rc;
 	const char *why = NULL;
 
-	if ((rc = check_sha(f->url, f->sha256, body->buf, body->len, err)))
-		return rc;
-	if (f->is_wheel)
-		rc = rr_dist_wheel_metadata(body->buf, body->len, f->filename, &md, err);
-	else
-		rc = rr_dist_sdist_pkginfo(body->buf, body->len, f->filename, &md, err);
-	if (rc)
-		return rc;
-	if (c->cache_dir) {
-		/* the extract is small and the file immutable: remember it, not the file */
+	return rr_dist_pkginfo_static(text, len, &why) ? NULL : why;
+}
+
+/* record the METADATA / PKG-INFO extracted from a file */
+static void absorb_md(struct rr_index_client *c, const struct rr_index_file *f,
+		      const struct rr_strbuf *md)
+{
+	const char *why;
+
+	if (c->cache_dir && strncasecmp(f->url, "file:", 5) != 0) {
+		/* the extract is small and the file immutable: remember it, not the file
+		 * (a local file, from --find-links, may be rebuilt under the same name) */
+		RR_AUTOFREE char *plain = NULL;
 		struct rr_cache_entry ce = {
 			.status = 200,
-			.url = f->url,
 			.stored = (long long)time(NULL),
 			.max_age = 10LL * 365 * 86400,
-			.body = md,
+			.body = *md,
 		};
-		rr_cache_store(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", &ce,
-			       NULL);
+		/* a page's own link may carry user:password: never into the entry */
+		if (!rr_url_split_userinfo(f->url, &plain, NULL))
+			plain = rr_url_redact(f->url);
+		ce.url = plain;
+		rr_cache_store_keyed(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
+				     f->url, &ce, NULL);
 	}
-	if (!f->is_wheel && !rr_dist_pkginfo_static(md.buf, md.len, &why)) {
+	if (!f->is_wheel && (why = dynamic_why(md->buf, md->len))) {
 		RR_AUTOFREE char *m = rr_xasprintf(
 			"%s: the dependencies are only known after a build: %s", f->filename, why);
 		meta_put(c, f->url, RR_E_UNSUPPORTED, m, NULL, 0);
+		return;
+	}
+	meta_put(c, f->url, RR_OK, NULL, md->buf, md->len);
+}
+
+/* a whole download (spilled to a file); RR_OK unless the data is bad */
+static rr_err absorb_file(struct rr_index_client *c, const struct rr_index_file *f, int fd,
+			  rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
+	rr_err rc;
+
+	c->whole_files++;
+	if ((rc = check_sha_fd(f->url, f->sha256, fd, err)))
+		return rc;
+	if (f->is_wheel)
+		rc = rr_dist_wheel_metadata_fd(fd, f->filename, &md, err);
+	else
+		rc = rr_dist_sdist_pkginfo_fd(fd, f->filename, &md, err);
+	if (rc == RR_E_LIMIT && !f->is_wheel) {
+		/* a PKG-INFO we will not dig for: as unknown as a dynamic one */
+		RR_AUTOFREE char *m = rr_xasprintf(
+			"%s: the dependencies cannot be known without a build: %s", f->filename,
+			err ? err->msg : "PKG-INFO not found within the scan limit");
+		meta_put(c, f->url, RR_E_UNSUPPORTED, m, NULL, 0);
+		if (err)
+			rr_error_release(err);
 		return RR_OK;
 	}
-	meta_put(c, f->url, RR_OK, NULL, md.buf, md.len);
+	if (rc)
+		return rc;
+	absorb_md(c, f, &md);
 	return RR_OK;
+}
+
+/*
+ * Core metadata out of files, without PEP 658: a wheel is read with range
+ * requests as uv does - its last 64 KiB (end of central directory, usually the
+ * whole directory and, dist-info being written last, often METADATA itself),
+ * then the central directory if it starts earlier, then only the METADATA
+ * member - never the whole wheel. A server that ignores Range (200) or has no
+ * Content-Range gets a whole download, streamed to an unlinked temp file and
+ * read from there; sdists always are (PKG-INFO has no fixed place).
+ */
+enum { ST_TAIL, ST_CD, ST_MEMBER, ST_WHOLE, ST_DONE };
+
+struct dist_job {
+	const struct rr_index_file *f;
+	int stage;
+	int member_tries;
+	unsigned char *tail; /* the last tail_len bytes */
+	size_t tail_len;
+	unsigned long long total;
+	struct rr_zip_cd cd;
+	struct rr_zip_member m;
+	size_t need; /* bytes wanted from the member's local header on */
+};
+
+#define TAIL_BYTES (65536 + 22)
+
+/* the member located: inflate it from what we have, or say what to fetch */
+static rr_err job_member(struct rr_index_client *c, struct dist_job *j, const unsigned char *p,
+			 size_t len, rr_error *err)
+{
+	size_t data_off = 0, need = 0;
+	RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
+	rr_err rc;
+
+	if (j->m.local_off >= j->total)
+		return rr_fail(err, RR_E_ARCHIVE, "%s: METADATA outside the file", j->f->filename);
+	if (p && (rc = rr_zip_local_data(p, len, &j->m, &data_off, &need, err)))
+		return rc;
+	if (!p || need) {
+		unsigned long long room = j->total - j->m.local_off;
+		if (!p)
+			need = 30 + 1024 + (size_t)j->m.csize; /* names and extras are short */
+		if (++j->member_tries > 2 || (p && need > room))
+			return rr_fail(err, RR_E_ARCHIVE, "%s: METADATA runs past the end of the file",
+				       j->f->filename);
+		j->need = need < room ? need : (size_t)room;
+		j->stage = ST_MEMBER;
+		return RR_OK;
+	}
+	if ((rc = rr_dist_zip_member(&j->m, p + data_off, j->f->filename, &md, err)))
+		return rc;
+	absorb_md(c, j->f, &md);
+	j->stage = ST_DONE;
+	return RR_OK;
+}
+
+/* the central directory (cd bytes at file offset cd.offset) is here */
+static rr_err job_cd(struct rr_index_client *c, struct dist_job *j, const unsigned char *cd,
+		     rr_error *err)
+{
+	RR_AUTOFREE char *prefix = rr_dist_wheel_prefix(j->f->filename);
+	unsigned long long base = j->total - j->tail_len;
+	rr_err rc = rr_zip_find_metadata(cd, (size_t)j->cd.size, prefix, &j->m, err);
+
+	if (rc == RR_E_UNSUPPORTED) {
+		if (err)
+			rr_error_release(err);
+		j->stage = ST_WHOLE; /* libarchive may still manage */
+		return RR_OK;
+	}
+	if (rc) {
+		rr_error_prefix(err, "%s: ", j->f->filename);
+		return rc;
+	}
+	if (j->m.csize > (16u << 20) || j->m.usize > (16u << 20))
+		return rr_fail(err, RR_E_LIMIT, "%s: METADATA is larger than 16 MiB",
+			       j->f->filename);
+	if (j->m.local_off >= base)
+		return job_member(c, j, j->tail + (j->m.local_off - base),
+				  (size_t)(j->total - j->m.local_off), err);
+	return job_member(c, j, NULL, 0, err);
+}
+
+static rr_err job_step(struct rr_index_client *c, struct dist_job *j, struct get *g, rr_error *err)
+{
+	RR_AUTOFREE char *u = rr_url_redact(g->url);
+
+	if (g->status == 200 && g->have_fd) {
+		/* the whole file came: the server ignores Range, or we asked for it all */
+		j->stage = ST_DONE;
+		return absorb_file(c, j->f, g->fd, err);
+	}
+	if (j->stage == ST_TAIL && g->status == 416) {
+		j->stage = ST_WHOLE;
+		return RR_OK;
+	}
+	if (g->status != 206 && g->status != 200)
+		return rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
+	if (g->status == 200 || g->total_size < 0) {
+		/* a 200 held in memory cannot happen with spill; no total: no ranges */
+		j->stage = ST_WHOLE;
+		return RR_OK;
+	}
+	c->range_requests++;
+	switch (j->stage) {
+	case ST_TAIL: {
+		rr_err rc;
+		j->total = (unsigned long long)g->total_size;
+		if (g->body.len > j->total || g->body.len > TAIL_BYTES)
+			return rr_fail(err, RR_E_HTTP, "%s: the server sent a range we did not ask for",
+				       u);
+		if (g->body.len == j->total && j->f->sha256 &&
+		    !sha_matches(j->f->sha256, g->body.buf, g->body.len)) {
+			/* a small wheel came whole: its hash can be checked after all */
+			char got[65];
+			rr_sha256_hex(g->body.buf, g->body.len, got);
+			return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s", u,
+				       j->f->sha256, got);
+		}
+		j->tail = rr_xmalloc(g->body.len ? g->body.len : 1);
+		memcpy(j->tail, g->body.buf, g->body.len);
+		j->tail_len = g->body.len;
+		rc = rr_zip_find_cd(j->tail, j->tail_len, j->total, &j->cd, err);
+		if (rc == RR_E_UNSUPPORTED) {
+			if (err)
+				rr_error_release(err);
+			j->stage = ST_WHOLE;
+			return RR_OK;
+		}
+		if (rc) {
+			rr_error_prefix(err, "%s: ", j->f->filename);
+			return rc;
+		}
+		if (j->cd.size > RR_ZIP_MAX_CD)
+			return rr_fail(err, RR_E_LIMIT, "%s: central directory larger than %u bytes",
+				       j->f->filename, RR_ZIP_MAX_CD);
+		if (j->cd.offset >= j->total - j->tail_len)
+			return job_cd(c, j, j->tail + (j->cd.offset - (j->total - j->tail_len)), err);
+		j->stage = ST_CD;
+		return RR_OK;
+	}
+	case ST_CD:
+		if (g->body.len != j->cd.size)
+			return rr_fail(err, RR_E_HTTP, "%s: the server sent a range we did not ask for",
+				       u);
+		return job_cd(c, j, (const unsigned char *)g->body.buf, err);
+	case ST_MEMBER:
+		if (g->body.len != j->need)
+			return rr_fail(err, RR_E_HTTP, "%s: the server sent a range we did not ask for",
+				       u);
+		return job_member(c, j, (const unsigned char *)g->body.buf, g->body.len, err);
+	default:
+		return rr_fail(err, RR_E_INTERNAL, "%s: unexpected download state", u);
+	}
+}
+
+static rr_err fetch_dists(struct rr_index_client *c, const struct rr_index_file *const *df,
+			  size_t nd, rr_error *err)
+{
+	struct dist_job *jobs = rr_xcalloc(nd ? nd : 1, sizeof(*jobs));
+	rr_err rc = RR_OK;
+
+	for (size_t i = 0; i < nd && rc == RR_OK; i++) {
+		jobs[i].f = df[i];
+		jobs[i].stage = df[i]->is_wheel ? ST_TAIL : ST_WHOLE;
+		if (strncasecmp(df[i]->url, "file://", 7) == 0) {
+			/* --find-links directory: read in place */
+			RR_AUTOFREE char *path = percent_decode(df[i]->url + 7);
+			int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+			struct stat st;
+			if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+				rc = rr_fail(err, RR_E_IO, "%s: %s", path,
+					     fd < 0 ? strerror(errno) : "not a regular file");
+			} else {
+				rc = absorb_file(c, df[i], fd, err);
+				c->whole_files--; /* nothing was downloaded */
+			}
+			if (fd >= 0)
+				close(fd);
+			jobs[i].stage = ST_DONE;
+		}
+	}
+	/* a handful of rounds at most: tail, directory, member (twice), whole */
+	for (int round = 0; round < 6 && rc == RR_OK; round++) {
+		struct get *gs = rr_xcalloc(nd ? nd : 1, sizeof(*gs));
+		size_t *who = rr_xcalloc(nd ? nd : 1, sizeof(*who));
+		size_t ng = 0;
+
+		for (size_t i = 0; i < nd; i++) {
+			struct dist_job *j = &jobs[i];
+			struct get *g = &gs[ng];
+			if (j->stage == ST_DONE)
+				continue;
+			g->url = rr_xstrdup(j->f->url);
+			g->userpwd = userpwd_for(c, j->f->url);
+			g->klass = "dist";
+			g->max_body = DIST_MAX;
+			g->spill = true;
+			if (j->stage == ST_TAIL)
+				g->range = rr_xasprintf("-%u", TAIL_BYTES);
+			else if (j->stage == ST_CD)
+				g->range = rr_xasprintf("%llu-%llu", j->cd.offset,
+							j->cd.offset + j->cd.size - 1);
+			else if (j->stage == ST_MEMBER)
+				g->range = rr_xasprintf("%llu-%llu", j->m.local_off,
+							j->m.local_off + j->need - 1);
+			who[ng++] = i;
+		}
+		if (!ng) {
+			free(gs);
+			free(who);
+			break;
+		}
+		get_batch(c, gs, ng);
+		for (size_t k = 0; k < ng && rc == RR_OK; k++) {
+			struct get *g = &gs[k];
+			struct dist_job *j = &jobs[who[k]];
+			int was = j->stage;
+			if (g->rc != RR_OK) {
+				rc = g->rc;
+				if (err) {
+					rr_error_release(err);
+					*err = g->err;
+					g->err = (rr_error)RR_ERROR_INIT;
+				}
+				break;
+			}
+			rc = job_step(c, j, g, err);
+			if (rc == RR_OK && was == ST_WHOLE && j->stage != ST_DONE) {
+				RR_AUTOFREE char *u = rr_url_redact(g->url);
+				rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
+			}
+		}
+		for (size_t k = 0; k < ng; k++)
+			get_release(&gs[k]);
+		free(gs);
+		free(who);
+	}
+	for (size_t i = 0; i < nd; i++) {
+		if (rc == RR_OK && jobs[i].stage != ST_DONE)
+			rc = rr_fail(err, RR_E_INTERNAL, "%s: metadata not obtained",
+				     jobs[i].f->filename);
+		free(jobs[i].tail);
+	}
+	free(jobs);
+	return rc;
 }
 
 rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_file *const *files,
 			       size_t n, rr_error *err)
 {
 	struct get *mg = rr_xcalloc(n ? n : 1, sizeof(*mg));
-	struct get *dg = rr_xcalloc(n ? n : 1, sizeof(*dg));
 	const struct rr_index_file **mf = rr_xcalloc(n ? n : 1, sizeof(*mf));
 	const struct rr_index_file **df = rr_xcalloc(n ? n : 1, sizeof(*df));
 	size_t nm = 0, nd = 0;
@@ -654,6 +1309,8 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 			mg[nm].klass = "file";
 			mg[nm].max_body = METADATA_MAX;
 			mg[nm].cacheable = true;
+			mg[nm].expect_sha256 = f->metadata_sha256;
+			mg[nm].immutable = f->sha256 != NULL;
 			nm++;
 			continue;
 		}
@@ -663,8 +1320,9 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 			if (rr_cache_load(c->cache_dir,
 					  f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", f->url,
 					  &ce, NULL) == RR_OK) {
-				const char *why = NULL;
-				if (!f->is_wheel && !rr_dist_pkginfo_static(ce.body.buf, ce.body.len, &why)) {
+				const char *why = f->is_wheel ? NULL : dynamic_why(ce.body.buf, ce.body.len);
+				c->cache_hits++;
+				if (why) {
 					RR_AUTOFREE char *m = rr_xasprintf(
 						"%s: the dependencies are only known after a build: %s",
 						f->filename, why);
@@ -692,9 +1350,7 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 				g->err = (rr_error)RR_ERROR_INIT;
 			}
 		} else if (g->status == 200) {
-			rc = check_sha(g->url, mf[i]->metadata_sha256, g->body.buf, g->body.len, err);
-			if (rc == RR_OK)
-				meta_put(c, mf[i]->url, RR_OK, NULL, g->body.buf, g->body.len);
+			meta_put(c, mf[i]->url, RR_OK, NULL, g->body.buf, g->body.len);
 		} else if (g->status == 404 || g->status == 410) {
 			/* advertised but absent: the file itself still has it */
 			df[nd++] = mf[i];
@@ -703,38 +1359,11 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 			rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
 		}
 	}
-	if (rc == RR_OK) {
-		for (size_t i = 0; i < nd; i++) {
-			dg[i].url = rr_xstrdup(df[i]->url);
-			dg[i].userpwd = userpwd_for(c, df[i]->url);
-			dg[i].klass = "dist";
-			dg[i].max_body = DIST_MAX;
-			dg[i].cacheable = false;
-		}
-		get_batch(c, dg, nd);
-		for (size_t i = 0; i < nd && rc == RR_OK; i++) {
-			struct get *g = &dg[i];
-			if (g->rc != RR_OK) {
-				rc = g->rc;
-				if (err) {
-					rr_error_release(err);
-					*err = g->err;
-					g->err = (rr_error)RR_ERROR_INIT;
-				}
-			} else if (g->status != 200) {
-				RR_AUTOFREE char *u = rr_url_redact(g->url);
-				rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
-			} else {
-				rc = absorb_dist(c, df[i], &g->body, err);
-			}
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
+	if (rc == RR_OK && nd)
+		rc = fetch_dists(c, df, nd, err);
+	for (size_t i = 0; i < nm; i++)
 		get_release(&mg[i]);
-		get_release(&dg[i]);
-	}
 	free(mg);
-	free(dg);
 	free(mf);
 	free(df);
 	return rc;

@@ -16,6 +16,7 @@
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/requirement.h"
+#include "rocm-resolve/specifier.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
@@ -28,6 +29,8 @@ struct cand_data {
 	const struct rr_dist *dist;	  /* installed dist when this is the installed version */
 	struct rr_metadata meta;
 	bool meta_loaded;
+	bool unknown; /* the dependencies need a build: see rr_candidate.deps_unknown */
+	char *unknown_why;
 	const char **requires; /* borrowed from meta or dist */
 	size_t nrequires;
 };
@@ -39,8 +42,22 @@ struct pkg {
 	size_t n;
 };
 
+/* what the crawl knows is wanted of a project: the specifiers of the lines that
+ * named it (roots and likely releases' dependencies) and the extras asked for */
+struct want {
+	char *key;
+	struct rr_specset *specs;
+	size_t nspecs, cap_specs;
+	char **extras;
+	size_t nextras, cap_extras;
+};
+
 struct rr_index_provider {
 	struct rr_index_client *client;
+	struct want *wants;
+	size_t nwants, cap_wants;
+	struct rr_version pyver; /* the venv's python, for Requires-Python; empty: unknown */
+	bool have_pyver;
 	const struct rr_venv *venv;
 	struct rr_target target;
 	struct rr_marker_env env;
@@ -61,10 +78,6 @@ static struct pkg *find_pkg(struct rr_index_provider *ip, const char *key)
 	return NULL;
 }
 
-static void warn(struct rr_index_provider *ip, char *msg)
-{
-	RR_PUSH(ip->warnings, ip->nwarnings, ip->cap_warnings) = msg;
-}
 
 /* the file of one release the venv would install: best compatible wheel, else an sdist */
 static bool file_better(const struct rr_index_file *f, int score, const struct rr_index_file *best,
@@ -113,12 +126,35 @@ static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtex
 	RR_PUSH(pk->data, n, *dcap) = d;
 }
 
+/* one index file with its version parsed once */
+struct fver {
+	struct rr_version v;
+	size_t i; /* position in the page: ties keep page order */
+};
+
+static int cmp_fver(const void *a, const void *b)
+{
+	const struct fver *x = a, *y = b;
+	int c = rr_version_cmp(&x->v, &y->v);
+
+	if (c)
+		return c;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * Linear in the page (plus a sort): every file's version is parsed once, the
+ * files are grouped by version, and each group yields one candidate (its best
+ * file). A page of 48k releases used to be parsed release x file times.
+ */
 static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg **ret,
 		       rr_error *err)
 {
 	const struct rr_index_project *proj = NULL;
 	const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
 	struct pkg pk = {0};
+	struct fver *fv = NULL;
+	size_t nfv = 0;
 	size_t cap = 0;
 	size_t dcap = 0;
 	bool dist_matched = false;
@@ -132,49 +168,49 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	if (rc == RR_E_NOTFOUND && !dist)
 		return RR_E_NOTFOUND;
 	pk.key = rr_xstrdup(key);
-	for (size_t i = 0; proj && i < proj->nfiles; i++) {
-		const struct rr_index_file *f = &proj->files[i];
+	if (proj && proj->nfiles) {
+		fv = rr_xcalloc(proj->nfiles, sizeof(*fv));
+		for (size_t i = 0; i < proj->nfiles; i++) {
+			const struct rr_index_file *f = &proj->files[i];
+			fv[nfv].v = (struct rr_version)RR_VERSION_INIT;
+			if (!f->version || rr_version_parse(f->version, &fv[nfv].v, NULL)) {
+				rr_version_release(&fv[nfv].v);
+				continue;
+			}
+			fv[nfv++].i = i;
+		}
+		rr_qsort(fv, nfv, sizeof(*fv), cmp_fver);
+	}
+	for (size_t g = 0; g < nfv;) {
+		size_t end = g + 1;
 		const struct rr_index_file *best = NULL;
 		int best_score = -1;
-		struct rr_version v = RR_VERSION_INIT;
-		bool seen = false;
 
-		if (!f->version || rr_version_parse(f->version, &v, NULL))
-			continue;
-		/* one candidate per release: skip files of a release already taken */
-		for (size_t k = 0; k < pk.n; k++)
-			if (rr_version_cmp(&pk.cands[k].version, &v) == 0)
-				seen = true;
-		if (seen) {
-			rr_version_release(&v);
-			continue;
-		}
-		for (size_t j = i; j < proj->nfiles; j++) {
-			const struct rr_index_file *g = &proj->files[j];
-			struct rr_version w = RR_VERSION_INIT;
-			int s;
-			if (!g->version || rr_version_parse(g->version, &w, NULL))
-				continue;
-			if (rr_version_cmp(&v, &w) == 0 && (s = file_score(ip, g)) >= 0 &&
-			    file_better(g, s, best, best_score)) {
-				best = g;
+		while (end < nfv && rr_version_cmp(&fv[g].v, &fv[end].v) == 0)
+			end++;
+		for (size_t j = g; j < end; j++) {
+			const struct rr_index_file *f = &proj->files[fv[j].i];
+			int s = file_score(ip, f);
+			if (s >= 0 && file_better(f, s, best, best_score)) {
+				best = f;
 				best_score = s;
 			}
-			rr_version_release(&w);
 		}
-		if (!best) {
-			rr_version_release(&v);
-			continue;
-		}
-		{
+		if (best) {
 			const struct rr_dist *here =
-				dist && dist->version_ok && rr_version_cmp(&dist->version, &v) == 0
+				dist && dist->version_ok && rr_version_cmp(&dist->version, &fv[g].v) == 0
 					? dist
 					: NULL;
+			struct rr_version v = RR_VERSION_INIT;
 			dist_matched |= here != NULL;
+			rr_version_copy(&v, &fv[g].v);
 			add_cand(&pk, &cap, &dcap, best->version, &v, best, here);
 		}
+		g = end;
 	}
+	for (size_t i = 0; i < nfv; i++)
+		rr_version_release(&fv[i].v);
+	free(fv);
 	if (dist && !dist_matched && dist->version_ok) {
 		struct rr_version v = RR_VERSION_INIT;
 		rr_version_copy(&v, &dist->version);
@@ -221,9 +257,12 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 	}
 	rc = rr_index_get_metadata(ip->client, d->file, &text, &len, err);
 	if (rc == RR_E_UNSUPPORTED) {
-		warn(ip, rr_xasprintf("%s %s: its dependencies cannot be known without a build "
-				      "(sdist with dynamic metadata); resolved as if it had none",
-				      key, vtext));
+		/* unknown, not "none": the candidate says so (deps_unknown) and the
+		 * resolver takes it only when nothing with known dependencies fits */
+		(void)key;
+		(void)vtext;
+		d->unknown = true;
+		d->unknown_why = rr_xstrdup(err && err->msg ? err->msg : "needs a build");
 		if (err)
 			rr_error_release(err);
 		d->meta_loaded = true;
@@ -251,26 +290,16 @@ static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candida
 
 	if (rc)
 		return rc;
+	if (d->unknown) {
+		/* the provider owns its candidates: revealing this is its job */
+		((struct rr_candidate *)c)->deps_unknown = true;
+		*ret = NULL;
+		*n = 0;
+		return RR_OK;
+	}
 	*ret = d->requires;
 	*n = d->nrequires;
 	return RR_OK;
-}
-
-/* the release the resolver will most likely pick: the installed one, else the newest final one */
-static const struct rr_candidate *likely_candidate(const struct pkg *pk)
-{
-	const struct rr_candidate *best = NULL;
-
-	for (size_t i = 0; i < pk->n; i++) {
-		const struct rr_candidate *c = &pk->cands[i];
-		if (c->installed)
-			return c;
-		if (c->yanked || rr_version_is_prerelease(&c->version))
-			continue;
-		if (!best || rr_version_cmp(&c->version, &best->version) > 0)
-			best = c;
-	}
-	return best;
 }
 
 static bool in_list(const char *const *v, size_t n, const char *key)
@@ -281,29 +310,130 @@ static bool in_list(const char *const *v, size_t n, const char *key)
 	return false;
 }
 
+static struct want *find_want(struct rr_index_provider *ip, const char *key, bool create)
+{
+	struct want *w;
+
+	for (size_t i = 0; i < ip->nwants; i++)
+		if (strcmp(ip->wants[i].key, key) == 0)
+			return &ip->wants[i];
+	if (!create)
+		return NULL;
+	w = &RR_PUSH(ip->wants, ip->nwants, ip->cap_wants);
+	memset(w, 0, sizeof(*w));
+	w->key = rr_xstrdup(key);
+	return w;
+}
+
+/* record that r (a line naming r->key) is wanted; true when it asked for a new extra */
+static bool want_add(struct rr_index_provider *ip, const struct rr_requirement *r)
+{
+	struct want *w = find_want(ip, r->key, true);
+	bool grew = false;
+
+	if (r->spec.n) {
+		struct rr_specset *ss = &RR_PUSH(w->specs, w->nspecs, w->cap_specs);
+		memset(ss, 0, sizeof(*ss));
+		rr_specset_copy(ss, &r->spec);
+	}
+	for (size_t i = 0; i < r->nextras; i++) {
+		RR_AUTOFREE char *e = rr_name_normalize(r->extras[i]);
+		if (in_list((const char *const *)w->extras, w->nextras, e))
+			continue;
+		RR_PUSH(w->extras, w->nextras, w->cap_extras) = RR_STEAL(e);
+		grew = true;
+	}
+	return grew;
+}
+
+static bool python_ok(const struct rr_index_provider *ip, const struct rr_candidate *c)
+{
+	struct rr_specset ss = RR_SPECSET_INIT;
+	bool ok = true;
+
+	if (!ip->have_pyver || !c->requires_python)
+		return true;
+	if (rr_specset_parse(c->requires_python, &ss, NULL) == RR_OK)
+		ok = rr_specset_contains(&ss, &ip->pyver, RR_PRE_POLICY_ALLOW);
+	rr_specset_release(&ss);
+	return ok;
+}
+
 /*
- * the names a likely release needs unconditionally (no extra, marker true
- * here): the next ring of the speculative crawl
+ * the release the resolver will most likely pick: the installed one, else the
+ * newest final one (a pre-release only when nothing final fits), among those
+ * every specifier seen for it allows and whose Requires-Python admits the
+ * venv's interpreter; NULL when none does (the resolver will say why)
+ */
+static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
+						   const struct pkg *pk)
+{
+	const struct want *w = find_want(ip, pk->key, false);
+	const struct rr_candidate *best = NULL, *best_pre = NULL;
+
+	for (size_t i = 0; i < pk->n; i++) {
+		const struct rr_candidate *c = &pk->cands[i];
+		bool fits = true;
+		for (size_t k = 0; w && k < w->nspecs && fits; k++)
+			fits = rr_specset_contains(&w->specs[k], &c->version, RR_PRE_POLICY_ALLOW);
+		if (!fits)
+			continue;
+		if (c->installed)
+			return c;
+		if (c->yanked)
+			continue;
+		if (rr_version_is_prerelease(&c->version)) {
+			if ((!best_pre || rr_version_cmp(&c->version, &best_pre->version) > 0) &&
+			    python_ok(ip, c))
+				best_pre = c;
+			continue;
+		}
+		if ((!best || rr_version_cmp(&c->version, &best->version) > 0) && python_ok(ip, c))
+			best = c;
+	}
+	return best ? best : best_pre;
+}
+
+/*
+ * the names a likely release needs here: lines whose marker holds in the venv,
+ * for no extra or for an extra someone asked of this project; they form the
+ * next ring of the speculative crawl (again when a new extra is asked of a
+ * project already crawled)
  */
 static void add_frontier(struct rr_index_provider *ip, const struct cand_data *d, char ***next,
 			 size_t *nnext, size_t *cap)
 {
+	const struct want *w = find_want(ip, d->key, false);
+	const char *none = "";
+	size_t ne = 1 + (w ? w->nextras : 0);
+	const char **extras = rr_xcalloc(ne, sizeof(*extras));
+
+	extras[0] = none;
+	for (size_t i = 1; i < ne; i++)
+		extras[i] = w->extras[i - 1];
 	for (size_t i = 0; i < d->nrequires; i++) {
 		struct rr_requirement r = RR_REQUIREMENT_INIT;
 		bool holds = true;
+		bool grew;
 
 		if (rr_requirement_parse(d->requires[i], &r, NULL))
 			continue;
-		if (r.marker && (rr_marker_uses_extra(r.marker) ||
-				 rr_marker_eval(r.marker, &ip->env, &holds, NULL) || !holds)) {
+		if (r.marker && (rr_requirement_applies(&r, &ip->env, extras, ne, &holds, NULL) ||
+				 !holds)) {
 			rr_requirement_release(&r);
 			continue;
 		}
-		if (!r.url && !find_pkg(ip, r.key) && !in_list((const char *const *)*next, *nnext, r.key) &&
-		    !(ip->skip && ip->skip(ip->skip_ctx, r.key)))
+		if (r.url || (ip->skip && ip->skip(ip->skip_ctx, r.key))) {
+			rr_requirement_release(&r);
+			continue;
+		}
+		grew = want_add(ip, &r);
+		if ((!find_pkg(ip, r.key) || grew) &&
+		    !in_list((const char *const *)*next, *nnext, r.key))
 			RR_PUSH(*next, *nnext, *cap) = rr_xstrdup(r.key);
 		rr_requirement_release(&r);
 	}
+	free(extras);
 }
 
 /*
@@ -346,7 +476,7 @@ static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 				rr_error_release(&err);
 				continue;
 			}
-			c = likely_candidate(pk);
+			c = likely_candidate(ip, pk);
 			d = c ? (struct cand_data *)c->data : NULL;
 			if (!d)
 				continue;
@@ -375,6 +505,26 @@ static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 	for (size_t i = 0; i < nring; i++)
 		free(ring[i]);
 	free(ring);
+}
+
+void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
+				      const struct rr_requirement *const *reqs, size_t n)
+{
+	const char **keys = rr_xcalloc(n + 1, sizeof(*keys));
+	size_t nk = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_requirement *r = reqs[i];
+		bool holds = true;
+		if (!r || !r->key || r->url)
+			continue;
+		if (r->marker && (rr_marker_eval(r->marker, &ip->env, &holds, NULL) || !holds))
+			continue;
+		want_add(ip, r);
+		keys[nk++] = r->key;
+	}
+	p_prefetch(ip, keys, nk);
+	free(keys);
 }
 
 static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
@@ -409,6 +559,9 @@ struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 	ip->skip_ctx = skip_ctx;
 	rr_venv_marker_env(venv, &ip->env, ip->pybuf);
 	rr_venv_target(venv, &ip->target);
+	ip->pyver = (struct rr_version)RR_VERSION_INIT;
+	ip->have_pyver = venv->python_version &&
+			 rr_version_parse(venv->python_version, &ip->pyver, NULL) == RR_OK;
 	return ip;
 }
 
@@ -428,6 +581,13 @@ const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c)
 	return d ? d->file : NULL;
 }
 
+const char *rr_index_provider_unknown_why(const struct rr_candidate *c)
+{
+	const struct cand_data *d = c ? c->data : NULL;
+
+	return d && d->unknown ? d->unknown_why : NULL;
+}
+
 size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret)
 {
 	*ret = ip->warnings;
@@ -445,6 +605,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 			free(pk->cands[k].requires_python);
 			rr_version_release(&pk->cands[k].version);
 			rr_metadata_release(&pk->data[k]->meta);
+			free(pk->data[k]->unknown_why);
 			free(pk->data[k]);
 		}
 		free(pk->cands);
@@ -452,6 +613,18 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(pk->key);
 	}
 	free(ip->pkgs);
+	for (size_t i = 0; i < ip->nwants; i++) {
+		struct want *w = &ip->wants[i];
+		for (size_t k = 0; k < w->nspecs; k++)
+			rr_specset_release(&w->specs[k]);
+		for (size_t k = 0; k < w->nextras; k++)
+			free(w->extras[k]);
+		free(w->specs);
+		free(w->extras);
+		free(w->key);
+	}
+	free(ip->wants);
+	rr_version_release(&ip->pyver);
 	for (size_t i = 0; i < ip->nwarnings; i++)
 		free(ip->warnings[i]);
 	free(ip->warnings);

@@ -14,6 +14,7 @@ struct rr_index_client;
 struct rr_index_file;
 struct rr_venv;
 struct rr_index_provider;
+struct rr_requirement;
 
 /* skip (may be NULL) names projects never to fetch: fixed ones, forbidden ones */
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
@@ -21,8 +22,21 @@ struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 						bool (*skip)(void *ctx, const char *key),
 						void *skip_ctx);
 void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret);
+/*
+ * the user's root requirements (borrowed during the call), before resolving:
+ * the speculative crawl then fetches only what can matter - lines whose markers
+ * hold in the venv, extras that were asked for (here or by a dependency line),
+ * the releases every specifier seen for a project allows and whose
+ * Requires-Python admits the venv's interpreter - and starts on them at once.
+ */
+void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
+				      const struct rr_requirement *const *reqs, size_t n);
 /* the index file behind a candidate, NULL for an installed-only one */
 const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c);
+/* why a candidate's dependencies are unknown (c->deps_unknown), e.g. "flash_attn-2.8.3.tar.gz:
+ * the dependencies are only known after a build: its PKG-INFO predates Metadata-Version
+ * 2.2, ..."; NULL when they are known */
+const char *rr_index_provider_unknown_why(const struct rr_candidate *c);
 size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret);
 struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip);
 

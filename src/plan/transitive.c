@@ -480,7 +480,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	rq.env = &c.env;
 	rq.flags = (in->pre ? RR_RESOLVE_PRERELEASE : 0) | RR_RESOLVE_NEWEST;
 
-	if (prov->prefetch) {
+	if (prov->prefetch && !in->prefetched) {
 		/* every root project's page and likely metadata in parallel, before the
 		 * resolver starts asking for them one by one */
 		const char **keys = rr_xcalloc(nroots + 1, sizeof(*keys));

@@ -13,6 +13,7 @@ struct mem_rel {
 	char **requires;
 	size_t nrequires;
 	size_t cap;
+	bool deps_unknown; /* revealed on the candidate when dependencies() is asked */
 };
 
 struct mem_project {
@@ -165,11 +166,6 @@ void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked
 	handle(m, h, NULL)->yanked = yanked;
 }
 
-void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h, bool unknown)
-{
-	handle(m, h, NULL)->deps_unknown = unknown;
-}
-
 size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h)
 {
 	struct mem_rel *rel;
@@ -201,9 +197,24 @@ static rr_err mem_dependencies(void *ctx, const char *key, const struct rr_candi
 	m->calls++;
 	if (!p || c < p->cands || c >= p->cands + p->n)
 		return rr_fail(err, RR_E_INTERNAL, "candidate of '%s' not from this provider", key);
+	if (p->rels[c - p->cands].deps_unknown) {
+		/* as the index provider does: known only once asked, then no list */
+		((struct rr_candidate *)c)->deps_unknown = true;
+		*ret = NULL;
+		*n = 0;
+		return RR_OK;
+	}
 	*ret = (const char *const *)p->rels[c - p->cands].requires;
 	*n = p->rels[c - p->cands].nrequires;
 	return RR_OK;
+}
+
+void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h)
+{
+	struct mem_rel *rel;
+
+	handle(m, h, &rel);
+	rel->deps_unknown = true;
 }
 
 void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret)

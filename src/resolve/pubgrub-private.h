@@ -48,6 +48,10 @@ struct pg_ops {
 			       rr_error *err);
 	/* optional; true stops the solve with RR_E_LIMIT */
 	bool (*should_cancel)(void *ctx);
+	/* optional; true when candidate cand's dependencies turned out unknown (asked
+	 * only after dependencies() ran for it): such a candidate is decided only when
+	 * every other allowed one is known to be unknown too, or after 8 such ones */
+	bool (*deps_unknown)(void *ctx, uint32_t pkg, uint32_t cand);
 };
 
 struct pg_solver *pg_new(const struct pg_ops *ops);

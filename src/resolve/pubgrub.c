@@ -686,14 +686,52 @@ static int64_t pick_package(const struct pg_solver *s)
 	return best;
 }
 
-static int32_t pick_version(const struct pg_pkg *p)
+/* candidate i of pkg is known to have unknown dependencies */
+static bool known_unknown(const struct pg_solver *s, uint32_t pkg, uint32_t i)
 {
-	if (p->preferred >= 0 && pg_set_has(p->cur, (uint32_t)p->preferred))
+	const struct pg_pkg *p = &s->pkgs[pkg];
+
+	return s->ops.deps_unknown && pg_set_has(p->deps_done, i) &&
+	       s->ops.deps_unknown(s->ops.ctx, pkg, i);
+}
+
+/*
+ * How many candidates of one package may turn out to have unknown dependencies
+ * before the walk stops preferring known ones: each costs a whole sdist
+ * download, and a project whose sdists all predate Metadata-Version 2.2 (or
+ * build everything dynamically) would otherwise be walked release by release.
+ */
+#define PG_UNKNOWN_WALK 8
+
+static uint32_t count_unknown(const struct pg_solver *s, uint32_t pkg)
+{
+	const struct pg_pkg *p = &s->pkgs[pkg];
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; s->ops.deps_unknown && i < p->ncand; i++)
+		n += known_unknown(s, pkg, i);
+	return n;
+}
+
+/*
+ * the installed candidate when allowed, else the newest; a candidate whose
+ * dependencies proved unknown only when no other allowed one is left that
+ * may have known ones (or PG_UNKNOWN_WALK of them were met already)
+ */
+static int32_t pick_version(const struct pg_solver *s, uint32_t pkg, bool skip_unknown)
+{
+	const struct pg_pkg *p = &s->pkgs[pkg];
+
+	if (skip_unknown && s->ops.deps_unknown && count_unknown(s, pkg) >= PG_UNKNOWN_WALK)
+		skip_unknown = false;
+
+	if (p->preferred >= 0 && pg_set_has(p->cur, (uint32_t)p->preferred) &&
+	    !(skip_unknown && known_unknown(s, pkg, (uint32_t)p->preferred)))
 		return p->preferred;
 	for (uint32_t i = p->ncand; i-- > 0;)
-		if (pg_set_has(p->cur, i))
+		if (pg_set_has(p->cur, i) && !(skip_unknown && known_unknown(s, pkg, i)))
 			return (int32_t)i;
-	return -1;
+	return skip_unknown ? pick_version(s, pkg, false) : -1;
 }
 
 rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
@@ -725,7 +763,7 @@ rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
 				       s->steps);
 		s->steps++;
 		p = &s->pkgs[pk];
-		v = pick_version(p);
+		v = pick_version(s, (uint32_t)pk, true);
 		if (v < 0)
 			return rr_fail(err, RR_E_INTERNAL, "resolver: no version left for '%s'",
 				       p->name);
@@ -736,6 +774,12 @@ rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
 				if (rc)
 					return rc;
 				p = &s->pkgs[pk]; /* the callback may have grown the array */
+			}
+			if (known_unknown(s, (uint32_t)pk, (uint32_t)v) &&
+			    pick_version(s, (uint32_t)pk, true) != v) {
+				/* unknown dependencies: try the next allowed candidate first */
+				next = (uint32_t)pk;
+				continue;
 			}
 		}
 		next = (uint32_t)pk;

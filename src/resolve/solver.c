@@ -498,6 +498,14 @@ static void unusable(struct rs *r, uint32_t pkg, uint32_t cand, const char *fmt,
 	pg_add_forbidden(r->pg, pkg, me, PG_K_UNAVAILABLE, -1, NULL, NULL, why);
 }
 
+static bool rs_deps_unknown(void *ctx, uint32_t pkg, uint32_t cand)
+{
+	const struct rs *r = ctx;
+	const struct rs_pkg *p = &r->pkgs[pkg];
+
+	return p->kind == RS_PLAIN && cand < p->n && p->cands[cand]->deps_unknown;
+}
+
 static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uint32_t cand,
 			      rr_error *err)
 {
@@ -538,13 +546,18 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		char **owned = rr_xmalloc(n * sizeof(*owned));
 		size_t nk = 0;
 		for (size_t i = 0; i < n; i++) {
-			/* name only: up to the first character a name cannot hold */
-			const char *start = list[i] + strspn(list[i], " \t");
-			size_t len = strspn(start, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-						   "0123456789._-");
-			owned[nk] = rr_name_normalize_n(start, len);
-			keys[nk] = owned[nk];
-			nk++;
+			/* only lines that will count (marker true here, the extra's own lines
+			 * for "name[extra]"): hinting the rest fetched pages nobody uses */
+			struct rr_requirement req = RR_REQUIREMENT_INIT;
+			bool holds = false;
+			if (rr_requirement_parse(list[i], &req, NULL) == RR_OK &&
+			    (!extra || (req.marker && rr_marker_uses_extra(req.marker))) &&
+			    marker_holds(r, &req, extra, &holds, NULL) == RR_OK && holds && !req.url) {
+				owned[nk] = RR_STEAL(req.key);
+				keys[nk] = owned[nk];
+				nk++;
+			}
+			rr_requirement_release(&req);
 		}
 		r->prov->prefetch(r->prov->ctx, keys, nk);
 		for (size_t i = 0; i < nk; i++)
@@ -742,6 +755,7 @@ rr_err rr_resolve(const struct rr_provider *prov, const struct rr_resolve_reques
 	ops.ctx = &r;
 	ops.dependencies = rs_dependencies;
 	ops.should_cancel = rq->should_cancel ? rs_cancel : NULL;
+	ops.deps_unknown = rs_deps_unknown;
 	r.pg = pg_new(&ops);
 	RR_PUSH(r.pkgs, r.npkgs, r.cap) = (struct rs_pkg){.key = NULL};
 	r.pkgs[0].key = rr_xstrdup("");

@@ -133,3 +133,35 @@ void rr_test_index_reset(const char *url)
 	char buf[4096];
 	control(url, "reset", buf, sizeof(buf));
 }
+
+long rr_test_index_seen(const char *url, const char *sub)
+{
+	static char buf[1 << 20];
+	const char *p;
+	long n = 0;
+
+	if (control(url, "stats", buf, sizeof(buf)) != 0)
+		return -1;
+	p = strstr(buf, "\"paths\": {");
+	if (!p)
+		return -1;
+	p = strchr(p, '{');
+	/* "paths": {"/a/b": 2, ...}: count the keys containing sub */
+	while ((p = strchr(p + 1, '"'))) {
+		const char *end = strchr(p + 1, '"');
+		if (!end)
+			break;
+		if (end[1] == ':' && p[1] == '/') {
+			char key[1024];
+			size_t len = (size_t)(end - p - 1);
+			if (len < sizeof(key)) {
+				memcpy(key, p + 1, len);
+				key[len] = '\0';
+				if (strstr(key, sub))
+					n++;
+			}
+		}
+		p = end;
+	}
+	return n;
+}

@@ -23,5 +23,7 @@ void rr_test_index_stop(pid_t pid);
 /* requests the server has answered since start or the last reset (-1 on error) */
 long rr_test_index_requests(const char *url);
 void rr_test_index_reset(const char *url);
+/* how many answered request paths (since the last reset) contain sub; -1 on error */
+long rr_test_index_seen(const char *url, const char *sub);
 
 #endif

@@ -21,6 +21,18 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/nometa/...          .metadata files answer 404
   /_fault/nocache/...         Cache-Control: no-cache on pages
   /_fault/corrupt/...         files and .metadata bodies have one byte changed
+  /_fault/noranges/...        files ignore Range (200, whole body, no Accept-Ranges), as
+                              some mirrors do; by default files honour one byte range
+                              (206 + Content-Range, 416 when unsatisfiable) like PyPI
+  /_fault/noheaders/...       no Cache-Control, ETag or Last-Modified anywhere (and no 304),
+                              like many company mirrors
+  /_fault/hang/...            accept the connection, never answer
+  /_fault/credlinks/...        file links on pages are absolute and carry alice:s3cretpw@
+  /_fault/many/<n>/...        project pages list n extra synthetic releases (1.<i>), whose
+                              files do not exist (CPU benchmarks of page handling)
+  /_fault/zeros/<mib>/...     project pages list one sdist, <name>-0.1.tar.gz: PKG-INFO
+                              (2.2, static) followed by a member of <mib> MiB of zeros
+  /_fault/zerosfirst/<mib>/... the same with the zeros before PKG-INFO
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
 """
@@ -148,6 +160,12 @@ def build_wheel(rel, tag):
                           f"Root-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
                           f"Tag: {tag}\n\n").encode(),
     }
+    if "big" in rel.flags:
+        # many members (a central directory beyond the last 64 KiB) and, after the
+        # dist-info, an incompressible member (METADATA beyond it too)
+        filler = {f"{dn}/sub/module_with_a_rather_long_name_{i:05d}.py": b"x = 1\n"
+                  for i in range(1500)}
+        files = {**filler, **files}
     record = []
     for n, data in files.items():
         d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -158,6 +176,11 @@ def build_wheel(rel, tag):
     with zipfile.ZipFile(buf, "w") as z:
         for n, data in files.items():
             z.writestr(zinfo(n), data)
+        if "big" in rel.flags:
+            blob = b"".join(hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(8192))
+            zi = zinfo(f"{info}/zz_blob.bin")
+            zi.compress_type = zipfile.ZIP_STORED
+            z.writestr(zi, blob)
     return f"{dn}-{rel.version}-{tag}.whl", buf.getvalue(), meta
 
 
@@ -222,45 +245,105 @@ def file_href(idx, fn):
     return "../../files/" + q  # relative to /<mount>/<project>/
 
 
-def project_json(idx, key, rels):
-    files = []
+def page_entries(idx, key, rels, faults=(), params=None, prefix="", host=""):
+    """the files a project page lists: (filename, href, sha256 or None, size, requires-python,
+    yanked reason or None, metadata sha256 or None)"""
+    params = params or {}
+    if "zeros" in faults:
+        fn = f"{escape_name(key)}-0.1.tar.gz"
+        return [(fn, file_href(idx, fn), None, None, None, None, None)]
+    out = []
     for rel in rels:
         for fn in rel.files:
             data, _, meta = idx.files[fn]
-            f = {"filename": fn, "url": file_href(idx, fn), "hashes": {"sha256": sha(data)},
-                 "requires-python": rel.pyr, "size": len(data), "upload-time": UPLOAD_TIME,
-                 "yanked": False if rel.yanked is None else (rel.yanked or True)}
-            if has_meta(idx, rel, fn):
-                f["core-metadata"] = {"sha256": sha(meta)}
-                f["data-dist-info-metadata"] = {"sha256": sha(meta)}
-            else:
-                f["core-metadata"] = False
-                f["data-dist-info-metadata"] = False
-            files.append(f)
+            href = file_href(idx, fn)
+            if "credlinks" in faults and idx.mount.endswith("simple/"):
+                base_dir = idx.mount[: -len("simple/")]
+                href = (f"http://{params['credlinks']}@{host}{prefix}{base_dir}files/"
+                        + urllib.parse.quote(fn))
+            out.append((fn, href, sha(data), len(data), rel.pyr, rel.yanked,
+                        sha(meta) if has_meta(idx, rel, fn) else None))
+    for i in range(params.get("many", 0)):
+        fn = f"{escape_name(key)}-1.{i}-py3-none-any.whl"
+        out.append((fn, file_href(idx, fn), "0" * 64, 1000, None, None, None))
+    return out
+
+
+def project_json(idx, key, rels, entries):
+    files = []
+    for fn, href, digest, size, pyr, yanked, meta_sha in entries:
+        f = {"filename": fn, "url": href, "hashes": {"sha256": digest} if digest else {},
+             "requires-python": pyr, "size": size, "upload-time": UPLOAD_TIME,
+             "yanked": False if yanked is None else (yanked or True)}
+        if size is None:
+            del f["size"]
+        if meta_sha:
+            f["core-metadata"] = {"sha256": meta_sha}
+            f["data-dist-info-metadata"] = {"sha256": meta_sha}
+        else:
+            f["core-metadata"] = False
+            f["data-dist-info-metadata"] = False
+        files.append(f)
     doc = {"meta": {"api-version": "1.1", "_last-serial": 1}, "name": key,
            "versions": sorted({r.version for r in rels}), "files": files}
     return json.dumps(doc, indent=1).encode()
 
 
-def project_html(idx, key, rels):
+def project_html(idx, key, rels, entries):
     out = ["<!DOCTYPE html>", "<html>", "  <head>",
            '    <meta name="pypi:repository-version" content="1.1">',
            f"    <title>Links for {html.escape(key)}</title>", "  </head>", "  <body>",
            f"    <h1>Links for {html.escape(key)}</h1>"]
-    for rel in rels:
-        for fn in rel.files:
-            data, _, meta = idx.files[fn]
-            attrs = [f'href="{html.escape(file_href(idx, fn))}#sha256={sha(data)}"']
-            if rel.pyr and idx.flavour == "pypi":
-                attrs.append(f'data-requires-python="{html.escape(rel.pyr)}"')
-            if rel.yanked is not None:
-                attrs.append(f'data-yanked="{html.escape(rel.yanked)}"')
-            if has_meta(idx, rel, fn):
-                attrs.append(f'data-dist-info-metadata="sha256={sha(meta)}"')
-                attrs.append(f'data-core-metadata="sha256={sha(meta)}"')
-            out.append(f"    <a {' '.join(attrs)}>{html.escape(fn)}</a><br/>")
+    for fn, href, digest, size, pyr, yanked, meta_sha in entries:
+        attrs = [f'href="{html.escape(href)}' + (f'#sha256={digest}"' if digest else '"')]
+        if pyr and idx.flavour == "pypi":
+            attrs.append(f'data-requires-python="{html.escape(pyr)}"')
+        if yanked is not None:
+            attrs.append(f'data-yanked="{html.escape(yanked)}"')
+        if meta_sha:
+            attrs.append(f'data-dist-info-metadata="sha256={meta_sha}"')
+            attrs.append(f'data-core-metadata="sha256={meta_sha}"')
+        out.append(f"    <a {' '.join(attrs)}>{html.escape(fn)}</a><br/>")
     out += ["  </body>", "</html>", "<!--SERIAL 1-->"]
     return ("\n".join(out) + "\n").encode()
+
+
+def zeros_sdist(name, mib, first=False):
+    """a .tar.gz: <top>/PKG-INFO (2.2, static), then <top>/zeros.bin of mib MiB of zeros
+    (first: the zeros before PKG-INFO)"""
+    top = name[: -len(".tar.gz")]
+    pkginfo = (f"Metadata-Version: 2.2\nName: {top.rsplit('-', 1)[0]}\nVersion: 0.1\n"
+               "Requires-Dist: idna\n\n").encode()
+
+    def header(n, size):
+        ti = tarfile.TarInfo(n)
+        ti.size, ti.mtime, ti.mode = size, 1704067200, 0o644
+        return ti.tobuf(format=tarfile.GNU_FORMAT)
+
+    # raw deflate, fully flushed after each piece: every 1 MiB of zeros then compresses to
+    # the same bytes, so a GiB-sized member costs one compression, not a thousand
+    import struct
+    import zlib
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    info = header(f"{top}/PKG-INFO", len(pkginfo)) + pkginfo + b"\0" * (-len(pkginfo) % 512)
+    head = header(f"{top}/zeros.bin", mib << 20)
+    if not first:
+        head = info + head
+    parts = [z.compress(head) + z.flush(zlib.Z_FULL_FLUSH)]
+    chunk = b"\0" * (1 << 20)
+    one = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)
+    two = z.compress(chunk) + z.flush(zlib.Z_FULL_FLUSH)
+    assert one == two
+    tail = (info if first else b"") + b"\0" * 1024
+    crc = zlib.crc32(head)
+    for _ in range(mib):
+        crc = zlib.crc32(chunk, crc)
+    crc = zlib.crc32(tail, crc)
+    parts.append(one * mib)
+    parts.append(z.compress(tail) + z.flush())
+    total = len(head) + (mib << 20) + len(tail)
+    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + b"".join(parts)
+            + struct.pack("<II", crc, total & 0xFFFFFFFF))
 
 
 def root_html(idx):
@@ -347,6 +430,9 @@ class State:
         self.lock = threading.Lock()
         self.counts = {}
         self.requests = 0
+        self.ranges = 0  # range requests answered 206/416
+        self.bytes = 0  # body bytes sent with 200/206
+        self.blobs = {}  # synthetic files by name
 
 
 def make_handler(state):
@@ -360,10 +446,46 @@ def make_handler(state):
         def log_message(self, fmt, *args):
             pass
 
-        def send(self, status, body=b"", ctype="text/plain", headers=(), faults=()):
+        def send(self, status, body=b"", ctype="text/plain", headers=(), faults=(), ranges=False):
             if "ctype" in faults:
                 ctype = "application/octet-stream"
             etag = '"' + sha(body)[:32] + '"'
+            if "noheaders" in getattr(self, "faults", ()):
+                faults = set(faults) | {"noheaders"}  # every answer, 404s included
+            if "noheaders" in faults:
+                headers = [(k, v) for k, v in headers if k.lower() != "cache-control"]
+            if ranges and "noranges" not in faults and status == 200:
+                headers = list(headers) + [("Accept-Ranges", "bytes")]
+                rng = self.headers.get("Range")
+                m = re.match(r"bytes=(\d*)-(\d*)$", rng.strip()) if rng else None
+                if m and (m.group(1) or m.group(2)):
+                    total = len(body)
+                    if m.group(1):
+                        a = int(m.group(1))
+                        b = int(m.group(2)) if m.group(2) else total - 1
+                    else:
+                        a, b = max(0, total - int(m.group(2))), total - 1
+                    b = min(b, total - 1)
+                    with state.lock:
+                        state.ranges += 1
+                    if a > b or a >= total:
+                        return self.send(416, b"", headers=[("Content-Range", f"bytes */{total}")])
+                    status = 206
+                    headers = headers + [("Content-Range", f"bytes {a}-{b}/{total}")]
+                    body = body[a:b + 1]
+            if status in (200, 206):
+                with state.lock:
+                    state.bytes += len(body) if self.command != "HEAD" else 0
+            if "noheaders" in faults:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                for k, v in headers:
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                return
             if status == 200 and self.headers.get("If-None-Match") == etag:
                 self.send_response(304)
                 self.send_header("ETag", etag)
@@ -374,7 +496,7 @@ def make_handler(state):
                 return
             self.send_response(status)
             self.send_header("Content-Type", ctype)
-            if status == 200:
+            if status in (200, 206):
                 self.send_header("ETag", etag)
                 self.send_header("Last-Modified", LAST_MODIFIED)
             for k, v in headers:
@@ -406,20 +528,34 @@ def make_handler(state):
                 n_seen = state.counts.get(path, 0)
                 state.counts[path] = n_seen + 1
             faults = set()
+            self.params = {}
             rest = path
             while True:
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|many|zeros|zerosfirst)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":
                         time.sleep(n / 1000.0)
+                    elif kind in ("many", "zeros", "zerosfirst"):
+                        if kind == "zerosfirst":
+                            faults.add("zeros")
+                            self.params["first"] = True
+                            kind = "zeros"
+                        faults.add(kind)
+                        self.params[kind] = n
                     elif n_seen < n:
                         faults.add(kind)
                     continue
-                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt)(/.*)$", rest)
+                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang)(/.*)$", rest)
                 if m:
                     faults.add(m.group(1))
                     rest = m.group(2)
+                    continue
+                m = re.match(r"/_fault/credlinks(/.*)$", rest)
+                if m:
+                    faults.add("credlinks")
+                    self.params["credlinks"] = "alice:s3cretpw"
+                    rest = m.group(1)
                     continue
                 m = re.match(r"/_auth/([^/]+)/([^/]+)(/.*)$", rest)
                 if m:
@@ -430,6 +566,11 @@ def make_handler(state):
                             ("WWW-Authenticate", 'Basic realm="fixture"')])
                     continue
                 break
+            if "hang" in faults:
+                time.sleep(3600)
+                return
+            self.prefix = path[: len(path) - len(rest)]
+            self.faults = faults
             if "drop" in faults:
                 self.close_connection = True
                 try:
@@ -446,8 +587,11 @@ def make_handler(state):
                 with state.lock:
                     state.counts.clear()
                     state.requests = 0
+                    state.ranges = 0
+                    state.bytes = 0
             with state.lock:
-                body = json.dumps({"requests": state.requests, "paths": state.counts}).encode()
+                body = json.dumps({"requests": state.requests, "paths": state.counts,
+                                   "ranges": state.ranges, "bytes": state.bytes}).encode()
             self.send(200, body, "application/json")
 
         def route(self, path, faults):
@@ -487,19 +631,35 @@ def make_handler(state):
                     loc = self.path[: len(self.path) - len(sub)] + key + "/"
                     return self.send(301, b"", headers=[("Location", loc)])
                 rels = idx.projects.get(key)
-                if not rels or all("nosimple" in r.flags for r in rels):
+                if "zeros" in faults:
+                    rels = rels or []
+                elif not rels or all("nosimple" in r.flags for r in rels):
                     return self.send(404, b"not found\n", headers=[("Cache-Control", "max-age=600")])
+                ents = page_entries(idx, key, rels, faults, self.params, self.prefix,
+                                    self.headers.get("Host", ""))
                 if idx.flavour == "pytorch":
-                    return self.send(200, project_html(idx, key, rels), "text/html", page_cc, faults)
+                    return self.send(200, project_html(idx, key, rels, ents), "text/html", page_cc,
+                                     faults)
                 mt = negotiate(self.headers.get("Accept"))
                 if mt is None:
                     return self.send(406, b"not acceptable\n")
+                if "many" in faults:
+                    # generated once: benchmarks time the client, not this server
+                    k = (path, mt, self.params["many"])
+                    with state.lock:
+                        body = state.blobs.get(k)
+                    if body is None:
+                        body = (project_json if mt == ACCEPT_OFFERS[0] else project_html)(
+                            idx, key, rels, ents)
+                        with state.lock:
+                            state.blobs[k] = body
+                    return self.send(200, body, mt, page_cc, faults)
                 if mt == ACCEPT_OFFERS[0]:
-                    body = project_json(idx, key, rels)
+                    body = project_json(idx, key, rels, ents)
                     if "badjson" in faults:
                         body = body[: len(body) // 3]
                     return self.send(200, body, mt, page_cc, faults)
-                return self.send(200, project_html(idx, key, rels), mt, page_cc, faults)
+                return self.send(200, project_html(idx, key, rels, ents), mt, page_cc, faults)
             self.send(404, b"not found\n")
 
         def serve_file(self, idx, fn, faults, cc):
@@ -509,11 +669,20 @@ def make_handler(state):
                         or "nometa" in faults or "lostmeta" in ent[1].flags):
                     return self.send(404, b"not found\n")
                 return self.send(200, corrupt(ent[2], faults), "application/octet-stream", cc, faults)
+            if "zeros" in faults and fn.endswith("-0.1.tar.gz"):
+                k = (fn, self.params["zeros"], self.params.get("first", False))
+                with state.lock:
+                    blob = state.blobs.get(k)
+                if blob is None:
+                    blob = zeros_sdist(fn, self.params["zeros"], self.params.get("first", False))
+                    with state.lock:
+                        state.blobs[k] = blob
+                return self.send(200, blob, "application/x-tar", cc, faults, ranges=True)
             ent = idx.files.get(fn)
             if not ent:
                 return self.send(404, b"not found\n")
             ctype = "application/zip" if fn.endswith(".whl") else "application/x-tar"
-            return self.send(200, corrupt(ent[0], faults), ctype, cc, faults)
+            return self.send(200, corrupt(ent[0], faults), ctype, cc, faults, ranges=True)
 
     return H
 

@@ -11,13 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "index-fixture.h"
 #include "index/index-private.h"
+#include "plan/provider-index.h"
 #include "rocm-resolve/index.h"
+#include "rocm-resolve/requirement.h"
+#include "rocm-resolve/venv.h"
 
 static char *base;
 static pid_t server;
@@ -596,6 +600,424 @@ static void test_fetch_layer(void **state)
 	rr_fetcher_free(f);
 }
 
+
+/* PEP 658 absent: a wheel's METADATA by range requests, never the whole wheel */
+static void test_range_metadata(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	unsigned long long before;
+	long long size;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_false(p->files[0].has_metadata);
+	size = p->files[0].size;
+	assert_true(size > 400000);
+	rr_index_client_stats(c, &st);
+	before = st.bytes;
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-big-wheel\n"));
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	/* the tail, the central directory (it starts before the tail), the member */
+	assert_int_equal(st.range_requests, 3);
+	assert_int_equal(st.whole_files, 0);
+	print_message("range reads: %llu of %lld bytes\n", st.bytes - before, size);
+	assert_true(st.bytes - before < (unsigned long long)size / 2);
+	/* a small wheel lies whole in its tail: one request, hash checked */
+	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 4);
+	rr_index_client_free(c);
+
+	/* a server that answers Range with the whole file: streamed to a temp file */
+	c = client(NULL, 1, "/_fault/noranges/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 0);
+	assert_int_equal(st.whole_files, 1);
+	assert_int_equal(st.requests, 2); /* the page, the file */
+	rr_index_client_free(c);
+
+	/* the whole-file path still checks the file's hash */
+	c = client(NULL, 1, "/_fault/noranges/_fault/corrupt/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* an sdist's PKG-INFO: the scan stops at it, and does not dig forever for it */
+static void test_sdist_scan_bound(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/_fault/zeros/64/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna\n"));
+	rr_index_client_free(c);
+
+	/* 300 MiB of zeros before PKG-INFO: past the scan bound, so unknown */
+	c = client(NULL, 1, "/_fault/zerosfirst/300/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err),
+			 RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "256 MiB"));
+	assert_non_null(strstr(err.msg, "without a build"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* a page over the cap is refused with a message naming it */
+static void test_page_cap(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .max_page_bytes = 100000};
+	struct rr_index_client *c = client_opts(&o, "/_fault/many/2000/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_E_LIMIT);
+	assert_non_null(strstr(err.msg, "project page is larger than"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+	o.max_page_bytes = 0;
+	c = client_opts(&o, "/_fault/many/2000/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 2001);
+	rr_index_client_free(c);
+}
+
+/* a failing URL is asked once per run, retries included, not once per caller */
+static void test_failure_cache(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 2};
+	struct rr_index_client *c = client_opts(&o, "/_fault/always5xx/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"requests"};
+	(void)state;
+
+	/* the prefetch pattern: a batch fails, then the resolver asks for it */
+	assert_int_equal(rr_index_fetch_projects(c, keys, 1, &err), RR_E_HTTP);
+	rr_error_release(&err);
+	/* the page and the JSON API beside it, 3 attempts each */
+	assert_int_equal(rr_index_client_requests(c), 6);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_E_HTTP);
+		assert_non_null(strstr(err.msg, "HTTP 503"));
+		rr_error_release(&err);
+	}
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.requests, 6);
+	assert_int_equal(st.failures_reused, 6);
+	rr_index_client_free(c);
+}
+
+/* one deadline bounds every transfer and retry of the client */
+static void test_deadline(void **state)
+{
+	struct rr_index_opts o = {.no_cache = true, .retries = 3};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *keys[] = {"requests", "idna", "numpy"};
+	double t0 = now_s();
+	size_t before;
+	(void)state;
+
+	o.deadline_ms = rr_index_now_ms() + 1500;
+	c = client_opts(&o, "/_fault/hang/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_E_NETWORK);
+	assert_non_null(strstr(err.msg, "--timeout"));
+	rr_error_release(&err);
+	print_message("a hanging server, 1.5 s deadline: %.2f s\n", now_s() - t0);
+	/* the per-request timeout (30 s) and 3 retries would make it minutes */
+	assert_true(now_s() - t0 < 15);
+	/* past the deadline nothing new starts */
+	before = rr_index_client_requests(c);
+	assert_int_equal(rr_index_get_project(c, "pillow", &p, &err), RR_E_NETWORK);
+	assert_non_null(strstr(err.msg, "--timeout"));
+	rr_error_release(&err);
+	assert_int_equal(rr_index_client_requests(c), before);
+	rr_index_client_free(c);
+}
+
+/* a .metadata whose hash does not match is never stored */
+static void test_bad_hash_not_cached(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	RR_AUTOFREE char *murl = NULL;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/badhash", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/corrupt/simple");
+	assert_int_equal(rr_index_get_project(c, "packaging", &p, &err), RR_OK);
+	assert_true(p->files[0].has_metadata);
+	murl = rr_xasprintf("%s.metadata", p->files[0].url);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_E_DATA);
+	assert_non_null(strstr(err.msg, "sha256 mismatch"));
+	assert_non_null(strstr(err.msg, "--refresh"));
+	rr_error_release(&err);
+	assert_int_equal(rr_cache_load(dir, "file", murl, &ce, NULL), RR_E_NOTFOUND);
+	rr_cache_entry_release(&ce);
+	rr_index_client_free(c);
+}
+
+/* credentials on a page's own links never reach a cache entry */
+static void test_link_credentials_not_cached(void **state)
+{
+	char dir[512];
+	char cmd[700];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	const char *keys[] = {"idna", "rr-no-metadata", "rr-static-sdist"};
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/creds", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/credlinks/simple");
+	for (size_t i = 0; i < RR_ARRAY_LEN(keys); i++) {
+		assert_int_equal(rr_index_get_project(c, keys[i], &p, &err), RR_OK);
+		assert_non_null(strstr(p->files[0].url, "alice:s3cretpw@"));
+		assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	}
+	rr_index_client_free(c);
+	/* the pages themselves hold the links (they are the server's bodies), so look
+	 * at the entries' header blocks only: everything before the first blank line */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in $(find '%s' -type f); do sed '/^$/q' \"$f\"; done | grep -c s3cretpw",
+		 dir);
+	assert_int_not_equal(system(cmd), 0); /* grep finds nothing: exit 1 */
+	snprintf(cmd, sizeof(cmd),
+		 "for f in $(find '%s' -type f); do sed '/^$/q' \"$f\"; done | grep -q '^url: http'",
+		 dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* a mirror without cache headers: pages stay fresh for the heuristic window */
+static void test_noheaders_cache(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	const char *keys[] = {"idna", "requests", "rr-private-only-nowhere"};
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/noheaders", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	rr_index_client_free(c);
+
+	/* warm, within the window: not one request (pages, the 404, the .metadata) */
+	rr_test_index_reset(base);
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_get_project(c, "requests", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 0);
+	assert_int_equal(rr_test_index_requests(base), 0);
+	rr_index_client_free(c);
+
+	/* --refresh: the pages again (no validators: whole; the 404 with its JSON API) */
+	o.refresh = true;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 4);
+	rr_index_client_free(c);
+	o.refresh = false;
+
+	/* the window is an option: negative means revalidate every run */
+	o.heuristic_ttl_s = -1;
+	c = client_opts(&o, "/_fault/noheaders/simple");
+	assert_int_equal(rr_index_fetch_projects(c, keys, 3, &err), RR_OK);
+	assert_int_equal(rr_index_client_requests(c), 4);
+	rr_index_client_free(c);
+}
+
+/* the provider's crawl fetches only what can matter for the roots given */
+static void test_provider_crawl(void **state)
+{
+	static const char *const lines[] = {"rr-big-wheel", "torchvision==0.19.1",
+					    "pywin32; sys_platform == 'win32'"};
+	struct rr_requirement r[3];
+	const struct rr_requirement *rp[3];
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv_opts vo = {0};
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_index_stats st;
+	RR_AUTOFREE char *vpath = rr_xasprintf("%s/fixtures/venvs/rocm72", getenv("RR_SRCDIR"));
+	(void)state;
+
+	assert_int_equal(rr_venv_load(vpath, &vo, &v, NULL), RR_OK);
+	for (size_t i = 0; i < 3; i++) {
+		r[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+		assert_int_equal(rr_requirement_parse(lines[i], &r[i], NULL), RR_OK);
+		rp[i] = &r[i];
+	}
+	rr_test_index_reset(base);
+	ip = rr_index_provider_new(c, v, NULL, NULL);
+	rr_index_provider_prefetch_roots(ip, rp, 3);
+	/* the dependency of the big wheel, not its extra's; nothing for win32 */
+	assert_int_equal(rr_test_index_seen(base, "/simple/idna/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-static-sdist/"), 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/pywin32/"), 0);
+	/* the release the user's pin allows, and the torch it pins: not the newest */
+	assert_int_equal(rr_test_index_seen(base, "torchvision-0.19.1-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "torchvision-0.24.1-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "torch-2.4.1-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "torch-2.9.1-"), 0);
+	/* torch 2.4.1's triton==3.0.0 (python_version < "3.13" holds for 3.12) */
+	assert_int_equal(rr_test_index_seen(base, "/simple/triton/"), 1);
+	rr_index_client_stats(c, &st);
+	assert_true(st.requests > 0 && st.bytes > 0);
+	ip = rr_index_provider_free(ip);
+
+	/* an extra asked for: its lines count */
+	rr_requirement_release(&r[0]);
+	r[0] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+	assert_int_equal(rr_requirement_parse("rr-big-wheel[test]", &r[0], NULL), RR_OK);
+	ip = rr_index_provider_new(c, v, NULL, NULL);
+	rr_index_provider_prefetch_roots(ip, rp, 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-static-sdist/"), 1);
+	ip = rr_index_provider_free(ip);
+
+	for (size_t i = 0; i < 3; i++)
+		rr_requirement_release(&r[i]);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
+/* --find-links: a directory and an HTML page join the candidates */
+static void test_find_links(void **state)
+{
+	char dir[512];
+	char page[512];
+	const char *fl[2] = {dir, page};
+	const char *urls[1];
+	RR_AUTOFREE char *simple = rr_xasprintf("%s/simple", base);
+	struct rr_index_opts o = {.no_cache = true, .find_links = fl, .nfind_links = 2};
+	struct rr_index_client *c = NULL;
+	const struct rr_index_project *p;
+	struct rr_fetch_opts fo = {.retries = 0};
+	struct rr_fetcher *f = NULL;
+	struct rr_fetch r;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	bool rocm = false, plain = false;
+	FILE *out;
+	RR_AUTOFREE char *wpath = NULL;
+	(void)state;
+
+	/* a directory holding a wheel no index has (the private index's, copied) */
+	snprintf(dir, sizeof(dir), "%s/flat", cachedir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(rr_fetcher_new(&fo, &f, NULL), RR_OK);
+	memset(&r, 0, sizeof(r));
+	r.url = rr_xasprintf("%s/private/files/rr_private_only-1.0.0-py3-none-any.whl", base);
+	rr_fetch_run(f, &r, 1);
+	assert_int_equal(r.rc, RR_OK);
+	assert_int_equal(r.status, 200);
+	wpath = rr_xasprintf("%s/rr_private_only-1.0.0-py3-none-any.whl", dir);
+	out = fopen(wpath, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(r.body.buf, 1, r.body.len, out), r.body.len);
+	fclose(out);
+	free((char *)r.url);
+	rr_fetch_release(&r);
+	rr_fetcher_free(f);
+	/* and an HTML page of links: the ROCm index's torch page */
+	snprintf(page, sizeof(page), "%s/whl/rocm6.4/torch/", base);
+
+	urls[0] = simple;
+	o.index_urls = urls;
+	o.nindex_urls = 1;
+	assert_int_equal(rr_index_client_new(&o, &c, &err), RR_OK);
+	/* no index has it: the directory makes it exist, read in place */
+	assert_int_equal(rr_index_get_project(c, "rr-private-only", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_string_equal(p->index_url, dir);
+	assert_true(strncmp(p->files[0].url, "file:///", 8) == 0);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-private-only\n"));
+	/* the index has it too: the page's files join the index's */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		rocm |= strcmp(p->files[i].version, "2.9.1+rocm6.4") == 0;
+		plain |= strcmp(p->files[i].version, "2.9.1") == 0;
+	}
+	assert_true(rocm && plain);
+	/* what neither has stays missing */
+	assert_int_equal(rr_index_get_project(c, "rr-nowhere-at-all", &p, &err), RR_E_NOTFOUND);
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
+/* index order is priority (uv's rule): the lead lists --extra-index-url / --index
+ * entries before the default index; an earlier index's answer is final */
+static void test_index_priority(void **state)
+{
+	struct rr_index_client *c = client(NULL, 2, "/private/simple", "/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	/* the extra (private) index first: its torch is the only torch */
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/private/simple"));
+	for (size_t i = 0; i < p->nfiles; i++)
+		assert_string_equal(p->files[i].version, "99.0.0");
+	/* a 404 there: the next index is asked */
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_true(rr_str_endswith(p->index_url, "/simple"));
+	rr_index_client_free(c);
+
+	/* an earlier index that fails (not a 404) is not skipped over */
+	c = client(NULL, 2, "/_fault/always5xx/simple", "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_E_HTTP);
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +1033,17 @@ int main(void)
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_atomic),
 		cmocka_unit_test(test_fetch_layer),
+		cmocka_unit_test(test_range_metadata),
+		cmocka_unit_test(test_sdist_scan_bound),
+		cmocka_unit_test(test_page_cap),
+		cmocka_unit_test(test_failure_cache),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_bad_hash_not_cached),
+		cmocka_unit_test(test_link_credentials_not_cached),
+		cmocka_unit_test(test_noheaders_cache),
+		cmocka_unit_test(test_provider_crawl),
+		cmocka_unit_test(test_find_links),
+		cmocka_unit_test(test_index_priority),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

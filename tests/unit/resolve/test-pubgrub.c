@@ -176,7 +176,7 @@ static rr_err wdeps(void *ctx, struct pg_solver *s, uint32_t pkg, uint32_t cand,
 static bool wsolve(struct world *w, int *pick, struct rr_strbuf *explain, int32_t **culprits,
 		   size_t *nculprits)
 {
-	struct pg_ops ops = {w, wdeps, NULL};
+	struct pg_ops ops = {w, wdeps, NULL, NULL};
 	struct pg_solver *s = pg_new(&ops);
 	bool ok = false;
 	rr_error err = RR_ERROR_INIT;

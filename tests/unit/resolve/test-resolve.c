@@ -325,6 +325,96 @@ static void test_resolve_prefetch_hints(void **state)
 	rr_provider_mem_free(m);
 }
 
+
+/* a release whose dependencies need a build is taken only when nothing known fits */
+static void test_resolve_prefers_known_dependencies(void **state)
+{
+	static const char *const any[] = {"xformers", NULL};
+	static const char *const newest[] = {"xformers>=0.0.30", NULL};
+	static const char *const via[] = {"app", NULL};
+	static const char *const t28[] = {"torch==2.8.0", NULL};
+	static const char *const xf[] = {"xformers<0.0.31", NULL};
+	const char *const *cases[] = {any, newest, via};
+	const char *want[] = {"0.0.29", "0.0.31", "0.0.29"};
+	(void)state;
+
+	for (size_t k = 0; k < RR_ARRAY_LEN(cases); k++) {
+		struct rr_provider_mem *m = rr_provider_mem_new();
+		struct rr_provider p;
+		struct reqs q;
+		struct rr_resolve_request rq = {0};
+		struct rr_solution *sol;
+		const struct rr_solved *it;
+		size_t h;
+
+		/* 0.0.31 and 0.0.30: sdists whose requirements are only known after a build
+		 * (the real 0.0.30 pins torch 2.7.0); 0.0.29: a wheel, known */
+		add(m, "xformers", "0.0.29", t28);
+		assert_int_equal(rr_provider_mem_add(m, "xformers", "0.0.30", &h, NULL), RR_OK);
+		rr_provider_mem_set_deps_unknown(m, h);
+		assert_int_equal(rr_provider_mem_add(m, "xformers", "0.0.31", &h, NULL), RR_OK);
+		rr_provider_mem_set_deps_unknown(m, h);
+		add(m, "torch", "2.8.0", NULL);
+		add(m, "app", "1.0", xf);
+		reqs_set(&q, cases[k]);
+		rq.reqs = q.rr;
+		rq.nreqs = q.n;
+		rr_provider_mem_get(m, &p);
+		assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+		assert_true(rr_solution_ok(sol));
+		it = rr_solution_find(sol, "xformers");
+		assert_non_null(it);
+		/* any: the known 0.0.29 over the newer unknown ones; >=0.0.30: only unknown
+		 * ones fit, the newest is taken; via app (<0.0.31): the known 0.0.29 again */
+		print_message("case %zu: xformers %s\n", k, it->version);
+		assert_string_equal(it->version, want[k]);
+		if (k == 0)
+			assert_non_null(rr_solution_find(sol, "torch")); /* its known deps count */
+		rr_solution_free(sol);
+		reqs_release(&q);
+		rr_provider_mem_free(m);
+	}
+}
+
+/* the walk past unknown candidates is bounded: 8 of them, then the best one */
+static void test_resolve_unknown_walk_bound(void **state)
+{
+	static const char *const any[] = {"sdistonly", NULL};
+	(void)state;
+
+	for (int nunknown = 7; nunknown <= 10; nunknown += 3) {
+		struct rr_provider_mem *m = rr_provider_mem_new();
+		struct rr_provider p;
+		struct reqs q;
+		struct rr_resolve_request rq = {0};
+		struct rr_solution *sol;
+		char ver[16];
+		size_t h;
+
+		add(m, "sdistonly", "1.0", NULL);
+		for (int i = 0; i < nunknown; i++) {
+			snprintf(ver, sizeof(ver), "2.%d", i);
+			assert_int_equal(rr_provider_mem_add(m, "sdistonly", ver, &h, NULL), RR_OK);
+			rr_provider_mem_set_deps_unknown(m, h);
+		}
+		reqs_set(&q, any);
+		rq.reqs = q.rr;
+		rq.nreqs = q.n;
+		rr_provider_mem_get(m, &p);
+		assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+		/* 7 unknown: all walked, the known 1.0 wins; 10: the walk stops at 8 and
+		 * the newest is taken (its dependencies stay unknown) */
+		snprintf(ver, sizeof(ver), "2.%d", nunknown - 1);
+		assert_string_equal(rr_solution_find(sol, "sdistonly")->version,
+				    nunknown == 7 ? "1.0" : ver);
+		assert_int_equal(rr_solution_find(sol, "sdistonly")->candidate->deps_unknown,
+				 nunknown != 7);
+		rr_solution_free(sol);
+		reqs_release(&q);
+		rr_provider_mem_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +424,8 @@ int main(void)
 		cmocka_unit_test(test_resolve_big_world),
 		cmocka_unit_test(test_resolve_step_cap),
 		cmocka_unit_test(test_resolve_prefetch_hints),
+		cmocka_unit_test(test_resolve_prefers_known_dependencies),
+		cmocka_unit_test(test_resolve_unknown_walk_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,41 @@
+/* libFuzzer target: a wheel's METADATA located and inflated from a zip in memory the
+ * way range requests see it (tail, central directory, member); never crash, never leak */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "index/index-private.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t tl = size < 65536 + 22 ? size : 65536 + 22;
+	struct rr_zip_cd cd;
+	struct rr_zip_member m;
+	rr_error err = RR_ERROR_INIT;
+	size_t off = 0, need = 0;
+	struct rr_strbuf out = RR_STRBUF_INIT;
+
+	if (rr_zip_find_cd(data + size - tl, tl, size, &cd, &err) != RR_OK)
+		goto done;
+	if (cd.offset > size || cd.size > size - cd.offset)
+		__builtin_trap(); /* promised: inside the file */
+	if (rr_zip_find_metadata(data + cd.offset, (size_t)cd.size, "a-1.dist-info/", &m, &err) !=
+	    RR_OK)
+		goto done;
+	if (m.local_off >= size)
+		goto done;
+	if (rr_zip_local_data(data + m.local_off, size - (size_t)m.local_off, &m, &off, &need,
+			      &err) != RR_OK || need)
+		goto done;
+	if (off + m.csize > size - m.local_off)
+		__builtin_trap();
+	if (rr_dist_zip_member(&m, data + m.local_off + off, "f.whl", &out, &err) == RR_OK &&
+	    out.len != m.usize)
+		__builtin_trap();
+done:
+	rr_strbuf_release(&out);
+	rr_error_release(&err);
+	return 0;
+}
