@@ -1,0 +1,1232 @@
+/*
+ * snapshot.c - keep the protected distributions' bytes before an install, put them back after.
+ * See include/rocm-resolve/snapshot.h for the store's layout and the hard-link trade-off.
+ *
+ * Manifest format (one record a line, fields separated by tabs, the path always last so that
+ * it may hold tabs; a path holding a newline is never recorded):
+ *   rocm-resolve-snapshot 1
+ *   root	<venv root>
+ *   site	<site directory>
+ *   present	<dist-info directory>          every dist-info of every site at snapshot time
+ *   dist	<name>	<version>	<site>	<dist-info directory>
+ *   module	<top-level module>              of the dist above
+ *   file	<hash>	<size>	<mode>	<dev>	<ino>	<mtime ns>	<ctime ns>	<path>
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/snapshot.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/util.h"
+
+#define MANIFEST_MAGIC "rocm-resolve-snapshot 1"
+#define MAX_RECORD (64u << 20)
+#define MAX_MANIFEST (256u << 20)
+
+struct sfile {
+	char *path;   /* absolute, normalized */
+	char hash[44]; /* urlsafe base64 sha256 */
+	uint64_t size, dev, ino;
+	int64_t mtime_ns, ctime_ns;
+	unsigned mode;
+	size_t dist;  /* index into dists */
+};
+
+struct sdist {
+	char *name, *key, *version, *site, *dir;
+	char **mods;
+	size_t nmods;
+};
+
+struct rr_snapshot {
+	char *dir; /* the store, or NULL when parsed from text */
+	char *root;
+	char **sites;
+	size_t nsites;
+	char **present; /* sorted */
+	size_t npresent;
+	struct sdist *dists;
+	size_t ndists;
+	struct sfile *files; /* sorted by path */
+	size_t nfiles;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const struct sfile *)a)->path, ((const struct sfile *)b)->path);
+}
+
+static bool in_sorted(char *const *v, size_t n, const char *s)
+{
+	return n && bsearch(&s, v, n, sizeof(*v), cmp_str);
+}
+
+static const struct sfile *find_file(const struct rr_snapshot *s, const char *path)
+{
+	struct sfile key = {.path = (char *)path};
+
+	return s->nfiles ? bsearch(&key, s->files, s->nfiles, sizeof(*s->files), cmp_file) : NULL;
+}
+
+/* lexical normalization of site + rel: "//", "/./" and "x/../" collapse */
+static char *normalize(const char *site, const char *rel)
+{
+	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
+	RR_AUTOFREE char **parts = NULL;
+	size_t n = 0, cap = 0;
+	struct rr_strbuf out = RR_STRBUF_INIT;
+	char *save = NULL;
+
+	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n)
+				n--;
+			continue;
+		}
+		RR_PUSH(parts, n, cap) = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		rr_strbuf_addf(&out, "/%s", parts[i]);
+	if (!n)
+		rr_strbuf_addch(&out, '/');
+	return rr_strbuf_detach(&out, NULL);
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+static const char *rel_to(const char *path, const char *site)
+{
+	return under(path, site) ? path + strlen(site) + (site[strlen(site) - 1] != '/') : path;
+}
+
+/* open a regular file for reading without following a link or blocking on a FIFO */
+static int open_regular(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static bool read_small(const char *path, size_t max, struct rr_strbuf *sb)
+{
+	struct stat st;
+	char buf[65536];
+	ssize_t r;
+	int fd = open_regular(path, &st);
+
+	if (fd < 0)
+		return false;
+	rr_strbuf_reset(sb);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || sb->len + (size_t)r > max) {
+			close(fd);
+			return false;
+		}
+		rr_strbuf_add(sb, buf, (size_t)r);
+	}
+	close(fd);
+	return true;
+}
+
+/* sha256 of a regular file as RECORD writes it; false when it cannot be read */
+static bool hash_path(const char *path, char out[44])
+{
+	unsigned char buf[65536], digest[32];
+	struct rr_sha256 h;
+	struct stat st;
+	ssize_t r;
+	int fd = open_regular(path, &st);
+
+	if (fd < 0)
+		return false;
+	rr_sha256_init(&h);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return false;
+		}
+		rr_sha256_update(&h, buf, (size_t)r);
+	}
+	close(fd);
+	rr_sha256_final(&h, digest);
+	rr_sha256_digest_to_b64url(digest, out);
+	return true;
+}
+
+static bool valid_hash(const char *h)
+{
+	size_t n = strlen(h);
+
+	return n == 43 && strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == n;
+}
+
+/* a random suffix for temporary names: unpredictable, so nobody can plant a link there */
+static void random_name(char out[17])
+{
+	unsigned char b[8] = {0};
+	static const char hex[] = "0123456789abcdef";
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)out;
+		memcpy(b, &x, sizeof(b));
+	}
+	for (size_t i = 0; i < 8; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[16] = '\0';
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
+}
+
+/* copy src to a new file dst (O_EXCL|O_NOFOLLOW); removes dst on failure */
+static bool copy_file(const char *src, const char *dst, mode_t mode, unsigned long long *bytes)
+{
+	char buf[65536];
+	struct stat st;
+	ssize_t r;
+	int in = open_regular(src, &st);
+	int out;
+	bool ok = true;
+
+	if (in < 0)
+		return false;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+	if (out < 0) {
+		close(in);
+		return false;
+	}
+	while (ok && (r = read(in, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ok = false;
+			break;
+		}
+		for (ssize_t off = 0; off < r;) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				ok = false;
+				break;
+			}
+			off += w;
+		}
+		if (bytes && ok)
+			*bytes += (unsigned long long)r;
+	}
+	if (ok) {
+		/* keep the mode (umask aside) and the mtime: .pyc files check their source's mtime */
+		struct timespec ts[2] = {st.st_atim, st.st_mtim};
+		ok = fchmod(out, mode & 07777) == 0 && futimens(out, ts) == 0;
+	}
+	if (close(out) && ok)
+		ok = false;
+	close(in);
+	if (!ok)
+		unlink(dst);
+	return ok;
+}
+
+/* remove a directory tree without following links; best effort */
+static void remove_tree(int parent, const char *name)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0) {
+		unlinkat(parent, name, 0);
+		return;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) && (errno == EISDIR || errno == EPERM))
+			remove_tree(fd, de->d_name);
+	}
+	closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* rmdir each now-empty parent of path up to (not including) stop */
+static void prune_parents(const char *path, const char *stop)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+	char *slash;
+
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = '\0';
+		if (!under(p, stop) && strcmp(p, stop))
+			break;
+		if (!strcmp(p, stop))
+			break;
+		/* __pycache__ left behind by the intruder's imports is not worth keeping a dir for */
+		RR_AUTOFREE char *pyc = rr_xasprintf("%s/__pycache__", p);
+		struct stat st;
+		if (!lstat(pyc, &st) && S_ISDIR(st.st_mode)) {
+			DIR *d = opendir(p);
+			size_t n = 0;
+			struct dirent *de;
+			while (d && (de = readdir(d)))
+				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+					n++;
+			if (d)
+				closedir(d);
+			if (n == 1)
+				remove_tree(AT_FDCWD, pyc);
+		}
+		if (rmdir(p))
+			break;
+	}
+}
+
+/* ---------------------------------------------------------------- RECORD */
+
+/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
+static char *csv_field(const char **p)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	const char *s = *p;
+
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"') {
+				rr_strbuf_addch(&sb, '"');
+				s++;
+			} else if (*s == '"') {
+				s++;
+				break;
+			} else {
+				rr_strbuf_addch(&sb, *s);
+			}
+		}
+		while (*s && *s != ',' && *s != '\n')
+			s++;
+	} else {
+		size_t len = strcspn(s, ",\r\n");
+		rr_strbuf_add(&sb, s, len);
+		s += len;
+	}
+	if (*s == ',')
+		s++;
+	*p = s;
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+struct rec {
+	char *path; /* as written, relative to the site */
+	char *hash; /* urlsafe b64 of a sha256= entry, or "" */
+};
+
+static void recs_free(struct rec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].hash);
+	}
+	free(v);
+}
+
+/* the entries of <dir>/RECORD; false when there is none */
+static bool read_record(const char *dir, struct rec **ret, size_t *nret)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTOFREE char *path = rr_xasprintf("%s/RECORD", dir);
+	struct rec *v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!read_small(path, MAX_RECORD, &sb))
+		return false;
+	for (const char *p = sb.buf; p && *p;) {
+		char *f = csv_field(&p);
+		char *h = *p && *p != '\n' && *p != '\r' ? csv_field(&p) : rr_xstrdup("");
+
+		while (*p && *p != '\n')
+			p++;
+		if (*p == '\n')
+			p++;
+		if (!f[0]) {
+			free(f);
+			free(h);
+			continue;
+		}
+		struct rec *r = &RR_PUSH(v, n, cap);
+		r->path = f;
+		if (rr_str_startswith(h, "sha256=") && valid_hash(h + 7)) {
+			r->hash = rr_xstrdup(h + 7);
+			free(h);
+		} else {
+			r->hash = h;
+			r->hash[0] = '\0';
+		}
+	}
+	*ret = v;
+	*nret = n;
+	return true;
+}
+
+/* top-level module of a RECORD path, or NULL for metadata, scripts and namespace dirs */
+static char *module_of(const char *rel)
+{
+	size_t len = strcspn(rel, "/");
+	RR_AUTOFREE char *first = rr_xstrndup(rel, len);
+
+	if (!len || !strcmp(first, "..") || !strcmp(first, ".") || !strcmp(first, "__pycache__") ||
+	    rr_str_endswith(first, ".dist-info") || rr_str_endswith(first, ".data") ||
+	    rr_str_endswith(first, ".egg-info") || rr_str_endswith(first, ".pth"))
+		return NULL;
+	if (rel[len] == '/') /* a package: only with an __init__ (a namespace dir is shared) */
+		return !strcmp(rel + len, "/__init__.py") ? RR_STEAL(first) : NULL;
+	if (rr_str_endswith(first, ".py") || rr_str_endswith(first, ".so")) {
+		*strchr(first, '.') = '\0'; /* "_foo.cpython-312-x86_64-linux-gnu.so" -> "_foo" */
+		return first[0] ? RR_STEAL(first) : NULL;
+	}
+	return NULL;
+}
+
+static void add_unique(char ***v, size_t *n, size_t *cap, char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s)) {
+			free(s);
+			return;
+		}
+	RR_PUSH(*v, *n, *cap) = s;
+}
+
+/* "triton-3.5.1+rocm7.dist-info" -> name "triton", version "3.5.1+rocm7" */
+static void split_dist_info(const char *base, char **name, char **version)
+{
+	size_t stem = strlen(base);
+	const char *dash;
+
+	if (rr_str_endswith(base, ".dist-info"))
+		stem -= strlen(".dist-info");
+	dash = memchr(base, '-', stem);
+	*name = rr_xstrndup(base, dash ? (size_t)(dash - base) : stem);
+	*version = dash ? rr_xstrndup(dash + 1, stem - (size_t)(dash - base) - 1) : rr_xstrdup("");
+}
+
+/* ---------------------------------------------------------------- the snapshot value */
+
+struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->nsites; i++)
+		free(s->sites[i]);
+	for (size_t i = 0; i < s->npresent; i++)
+		free(s->present[i]);
+	for (size_t i = 0; i < s->ndists; i++) {
+		struct sdist *d = &s->dists[i];
+		free(d->name);
+		free(d->key);
+		free(d->version);
+		free(d->site);
+		free(d->dir);
+		for (size_t k = 0; k < d->nmods; k++)
+			free(d->mods[k]);
+		free(d->mods);
+	}
+	for (size_t i = 0; i < s->nfiles; i++)
+		free(s->files[i].path);
+	free(s->sites);
+	free(s->present);
+	free(s->dists);
+	free(s->files);
+	free(s->root);
+	free(s->dir);
+	free(s);
+	return NULL;
+}
+
+const char *rr_snapshot_venv_root(const struct rr_snapshot *s)
+{
+	return s->root;
+}
+
+size_t rr_snapshot_nfiles(const struct rr_snapshot *s)
+{
+	return s->nfiles;
+}
+
+size_t rr_snapshot_ndists(const struct rr_snapshot *s)
+{
+	return s->ndists;
+}
+
+char *rr_snapshot_dir(const char *cache_root, const char *venv_root)
+{
+	char hex[65];
+
+	rr_sha256_hex(venv_root, strlen(venv_root), hex);
+	hex[16] = '\0';
+	return rr_xasprintf("%s/snapshots/%s", cache_root, hex);
+}
+
+static void format_manifest(const struct rr_snapshot *s, struct rr_strbuf *out)
+{
+	rr_strbuf_adds(out, MANIFEST_MAGIC "\n");
+	rr_strbuf_addf(out, "root\t%s\n", s->root);
+	for (size_t i = 0; i < s->nsites; i++)
+		rr_strbuf_addf(out, "site\t%s\n", s->sites[i]);
+	for (size_t i = 0; i < s->npresent; i++)
+		rr_strbuf_addf(out, "present\t%s\n", s->present[i]);
+	for (size_t i = 0; i < s->ndists; i++) {
+		const struct sdist *d = &s->dists[i];
+		rr_strbuf_addf(out, "dist\t%s\t%s\t%s\t%s\n", d->name, d->version, d->site, d->dir);
+		for (size_t k = 0; k < d->nmods; k++)
+			rr_strbuf_addf(out, "module\t%s\n", d->mods[k]);
+		for (size_t k = 0; k < s->nfiles; k++) {
+			const struct sfile *f = &s->files[k];
+			if (f->dist != i)
+				continue;
+			rr_strbuf_addf(out, "file\t%s\t%" PRIu64 "\t%o\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
+				       "\t%" PRId64 "\t%s\n",
+				       f->hash, f->size, f->mode, f->dev, f->ino, f->mtime_ns, f->ctime_ns,
+				       f->path);
+		}
+	}
+}
+
+/* the next tab-separated field of line (NUL-terminated in place); NULL when none is left */
+static char *next_field(char **line, bool last)
+{
+	char *s = *line, *tab;
+
+	if (!s)
+		return NULL;
+	if (last) {
+		*line = NULL;
+		return s;
+	}
+	tab = strchr(s, '\t');
+	if (tab) {
+		*tab = '\0';
+		*line = tab + 1;
+	} else {
+		*line = NULL;
+	}
+	return s;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	return rr_parse_u64(s, strlen(s), v);
+}
+
+static bool parse_i64(const char *s, int64_t *v)
+{
+	uint64_t u;
+	bool neg = *s == '-';
+
+	if (!parse_u64(s + neg, &u) || u > (uint64_t)INT64_MAX)
+		return false;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return true;
+}
+
+rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct rr_snapshot **ret,
+			 rr_error *err)
+{
+	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
+	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0;
+	unsigned lineno = 0;
+	char *save = NULL;
+	rr_err rc = RR_OK;
+
+	if (memchr(text, '\0', len) || strncmp(buf, MANIFEST_MAGIC "\n", strlen(MANIFEST_MAGIC) + 1)) {
+		rr_snapshot_free(s);
+		return rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "not a rocm-resolve snapshot "
+				  "manifest (expected '%s')", MANIFEST_MAGIC);
+	}
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = line;
+		char *kind = next_field(&rest, false);
+		lineno++;
+		if (lineno == 1)
+			continue;
+		if (!strcmp(kind, "root") && rest && !s->root) {
+			s->root = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "site") && rest) {
+			RR_PUSH(s->sites, s->nsites, scap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "present") && rest) {
+			RR_PUSH(s->present, s->npresent, pcap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "dist")) {
+			char *n = next_field(&rest, false), *v = next_field(&rest, false);
+			char *site = next_field(&rest, false), *dir = next_field(&rest, true);
+			if (!n || !v || !site || !dir || site[0] != '/' || dir[0] != '/' || !n[0]) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed dist line");
+				break;
+			}
+			struct sdist *d = &RR_PUSH(s->dists, s->ndists, dcap);
+			memset(d, 0, sizeof(*d));
+			d->name = rr_xstrdup(n);
+			d->key = rr_name_normalize(n);
+			d->version = rr_xstrdup(v);
+			d->site = rr_xstrdup(site);
+			d->dir = rr_xstrdup(dir);
+			mcap = 0;
+		} else if (!strcmp(kind, "module") && rest && s->ndists) {
+			struct sdist *d = &s->dists[s->ndists - 1];
+			RR_PUSH(d->mods, d->nmods, mcap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "file") && s->ndists) {
+			char *f[8];
+			struct sfile sf = {0};
+			uint64_t mode = 0;
+			bool ok = true;
+			for (size_t i = 0; i < 8; i++)
+				ok = ok && (f[i] = next_field(&rest, i == 7)) != NULL;
+			ok = ok && valid_hash(f[0]) && parse_u64(f[1], &sf.size) && f[2][0] &&
+			     strspn(f[2], "01234567") == strlen(f[2]) && strlen(f[2]) <= 7 &&
+			     parse_u64(f[3], &sf.dev) && parse_u64(f[4], &sf.ino) &&
+			     parse_i64(f[5], &sf.mtime_ns) && parse_i64(f[6], &sf.ctime_ns) &&
+			     f[7][0] == '/';
+			if (ok)
+				mode = strtoull(f[2], NULL, 8);
+			if (!ok) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed file line");
+				break;
+			}
+			memcpy(sf.hash, f[0], 44);
+			sf.mode = (unsigned)mode;
+			sf.dist = s->ndists - 1;
+			sf.path = rr_xstrdup(f[7]);
+			RR_PUSH(s->files, s->nfiles, fcap) = sf;
+		} else {
+			rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "unexpected '%s' line",
+					kind);
+			break;
+		}
+	}
+	if (!rc && (!s->root || s->root[0] != '/'))
+		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "no venv root in the manifest");
+	if (rc) {
+		rr_snapshot_free(s);
+		return rc;
+	}
+	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	/* a path listed twice (two dists, or a hand-edited manifest): keep the first */
+	size_t w = 0;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (w && !strcmp(s->files[w - 1].path, s->files[i].path)) {
+			free(s->files[i].path);
+			continue;
+		}
+		s->files[w++] = s->files[i];
+	}
+	s->nfiles = w;
+	*ret = s;
+	return RR_OK;
+}
+
+rr_err rr_snapshot_load(const char *dir, struct rr_snapshot **ret, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	struct rr_snapshot *s;
+	struct stat st;
+	rr_err rc;
+
+	if (lstat(path, &st) && errno == ENOENT)
+		return rr_fail(err, RR_E_NOTFOUND, "no snapshot in '%s'", dir);
+	if (!read_small(path, MAX_MANIFEST, &sb))
+		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path,
+			       errno ? strerror(errno) : "too large");
+	rc = rr_snapshot_parse(sb.buf ? sb.buf : "", sb.len, path, &s, err);
+	if (rc)
+		return rc;
+	s->dir = rr_xstrdup(dir);
+	*ret = s;
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- taking one */
+
+static int lock_store(const char *dir, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			rr_fail(err, RR_E_IO, "cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+static void add_file(struct rr_snapshot *s, size_t *fcap, size_t dist, char *path, const char *hash)
+{
+	struct sfile *f = &RR_PUSH(s->files, s->nfiles, *fcap);
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->dist = dist;
+	snprintf(f->hash, sizeof(f->hash), "%s", hash);
+}
+
+static bool path_allowed(const struct rr_snapshot *s, const char *site, const char *path)
+{
+	return !strchr(path, '\n') && (under(path, s->root) || under(path, site));
+}
+
+/* every file of a dist-info directory, recursively (licenses/ ...) */
+static void walk_dist_info(const char *dir, char ***out, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = rr_xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(p, &st)) {
+			free(p);
+		} else if (S_ISDIR(st.st_mode)) {
+			walk_dist_info(p, out, n, cap);
+			free(p);
+		} else if (S_ISREG(st.st_mode)) {
+			RR_PUSH(*out, *n, *cap) = p;
+		} else {
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+static void list_present(struct rr_snapshot *s)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < s->nsites; i++) {
+		DIR *d = opendir(s->sites[i]);
+		struct dirent *de;
+		if (!d)
+			continue;
+		while ((de = readdir(d)))
+			if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
+				RR_PUSH(s->present, s->npresent, cap) =
+					normalize(s->sites[i], de->d_name);
+		closedir(d);
+	}
+	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+}
+
+/* the manifest for spec, with hashes (RECORD's, or computed) but no stat fields yet */
+static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
+				   struct rr_snapshot_stats *st)
+{
+	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	size_t scap = 0, dcap = 0, fcap = 0;
+
+	s->root = normalize("/", spec->venv_root);
+	for (size_t i = 0; i < spec->nsites; i++)
+		RR_PUSH(s->sites, s->nsites, scap) = normalize("/", spec->sites[i]);
+	list_present(s);
+	for (size_t i = 0; i < spec->ndists; i++) {
+		const struct rr_snapshot_dist *sd = &spec->dists[i];
+		struct rec *recs = NULL;
+		size_t nrecs = 0, mcap = 0, nextra = 0, xcap = 0;
+		char **extra = NULL;
+
+		if (!sd->dist_info_dir || !sd->site || !rr_str_endswith(sd->dist_info_dir, ".dist-info"))
+			continue; /* an egg-info or a system package: no RECORD to keep it by */
+		struct sdist *d = &RR_PUSH(s->dists, s->ndists, dcap);
+		memset(d, 0, sizeof(*d));
+		d->name = rr_xstrdup(sd->name);
+		d->key = rr_name_normalize(sd->name);
+		d->version = rr_xstrdup(sd->version ? sd->version : "");
+		d->site = normalize("/", sd->site);
+		d->dir = normalize(d->site, sd->dist_info_dir);
+		/* names and versions go on tab-separated lines */
+		for (char *p = d->name; *p; p++)
+			if (*p == '\t' || *p == '\n')
+				*p = '_';
+		for (char *p = d->version; *p; p++)
+			if (*p == '\t' || *p == '\n')
+				*p = '_';
+		if (strchr(d->site, '\n') || strchr(d->site, '\t') || strchr(d->dir, '\n')) {
+			st->skipped++;
+			continue;
+		}
+		st->dists++;
+		read_record(d->dir, &recs, &nrecs);
+		for (size_t k = 0; k < nrecs; k++) {
+			char *m = module_of(recs[k].path);
+			char *path;
+			char h[44];
+			if (m)
+				add_unique(&d->mods, &d->nmods, &mcap, m);
+			if (rr_str_endswith(recs[k].path, ".pyc"))
+				continue;
+			path = normalize(d->site, recs[k].path);
+			if (!path_allowed(s, d->site, path)) {
+				st->skipped++;
+				free(path);
+				continue;
+			}
+			if (recs[k].hash[0]) {
+				add_file(s, &fcap, s->ndists - 1, path, recs[k].hash);
+			} else if (hash_path(path, h)) {
+				st->hashed++;
+				add_file(s, &fcap, s->ndists - 1, path, h);
+			} else {
+				free(path); /* listed without a hash and not there: nothing to keep */
+			}
+		}
+		recs_free(recs, nrecs);
+		/* the dist-info's own files (RECORD itself, anything RECORD omits) */
+		walk_dist_info(d->dir, &extra, &nextra, &xcap);
+		for (size_t k = 0; k < nextra; k++) {
+			char h[44];
+			bool listed = false;
+			for (size_t f = 0; f < s->nfiles && !listed; f++)
+				listed = s->files[f].dist == s->ndists - 1 &&
+					 !strcmp(s->files[f].path, extra[k]);
+			if (!listed && !strchr(extra[k], '\n') && hash_path(extra[k], h)) {
+				st->hashed++;
+				add_file(s, &fcap, s->ndists - 1, RR_STEAL(extra[k]), h);
+			}
+			free(extra[k]);
+		}
+		free(extra);
+		rr_qsort(d->mods, d->nmods, sizeof(*d->mods), cmp_str);
+	}
+	return s;
+}
+
+static bool write_manifest(const char *dir, const struct rr_snapshot *s, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	char rnd[17];
+	RR_AUTOFREE char *tmp = NULL;
+	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
+	int fd;
+	bool ok = true;
+
+	format_manifest(s, &text);
+	random_name(rnd);
+	tmp = rr_xasprintf("%s/.manifest.%s.tmp", dir, rnd);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		return false;
+	}
+	for (size_t off = 0; ok && off < text.len;) {
+		ssize_t w = write(fd, text.buf + off, text.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		if (ok)
+			off += (size_t)w;
+	}
+	ok = ok && fsync(fd) == 0;
+	if (close(fd))
+		ok = false;
+	if (!ok || rename(tmp, path)) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/* objects no file of s refers to (an older snapshot's) */
+static void prune_objects(const char *objdir, const struct rr_snapshot *s)
+{
+	DIR *d = opendir(objdir);
+	struct dirent *de;
+	char **keep = rr_xcalloc(s->nfiles + 1, sizeof(*keep));
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		keep[i] = (char *)s->files[i].hash;
+	rr_qsort(keep, s->nfiles, sizeof(*keep), cmp_str);
+	while (d && (de = readdir(d))) {
+		const char *n = de->d_name;
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		if (!in_sorted(keep, s->nfiles, n))
+			unlinkat(dirfd(d), n, 0);
+	}
+	if (d)
+		closedir(d);
+	free(keep);
+}
+
+rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
+			struct rr_snapshot_stats *stats, rr_error *err)
+{
+	struct rr_snapshot_stats st = {0};
+	RR_AUTOFREE char *objdir = rr_xasprintf("%s/objects", dir);
+	struct rr_snapshot *s;
+	int lock;
+	bool ok = true;
+
+	if (!spec->venv_root || spec->venv_root[0] != '/')
+		return rr_fail(err, RR_E_USAGE, "snapshot: the venv root must be absolute");
+	if (mkdir_p(objdir, 0700))
+		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", objdir, strerror(errno));
+	lock = lock_store(dir, err);
+	if (lock < 0)
+		return err->code;
+	s = collect(spec, &st);
+	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	prune_objects(objdir, s);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct sfile *f = &s->files[i];
+		RR_AUTOFREE char *obj = rr_xasprintf("%s/%s", objdir, f->hash);
+		struct stat fs, os;
+
+		if (lstat(f->path, &fs) || !S_ISREG(fs.st_mode)) {
+			/* listed but not there (already damaged): check names it, nothing to keep */
+			f->ino = 0;
+			f->dev = 0;
+			f->ctime_ns = -1;
+			continue;
+		}
+		if (lstat(obj, &os) == 0) {
+			st.reused++;
+		} else if (link(f->path, obj) == 0) {
+			st.linked++;
+		} else {
+			/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
+			char rnd[17];
+			random_name(rnd);
+			RR_AUTOFREE char *tmp = rr_xasprintf("%s/.copy.%s.tmp", objdir, rnd);
+			if (copy_file(f->path, tmp, fs.st_mode, &st.bytes_copied) && !rename(tmp, obj)) {
+				st.copied++;
+			} else {
+				unlink(tmp);
+				rr_fail(err, RR_E_IO, "cannot keep a copy of '%s' in '%s': %s", f->path,
+					objdir, strerror(errno));
+				ok = false;
+				break;
+			}
+		}
+		/* the stat after link(): linking changes the inode's ctime */
+		if (lstat(f->path, &fs) == 0) {
+			f->size = (uint64_t)fs.st_size;
+			f->mode = fs.st_mode & 07777;
+			f->dev = (uint64_t)fs.st_dev;
+			f->ino = (uint64_t)fs.st_ino;
+			f->mtime_ns = (int64_t)fs.st_mtim.tv_sec * 1000000000 + fs.st_mtim.tv_nsec;
+			f->ctime_ns = (int64_t)fs.st_ctim.tv_sec * 1000000000 + fs.st_ctim.tv_nsec;
+		}
+	}
+	st.files = s->nfiles;
+	if (ok)
+		ok = write_manifest(dir, s, err);
+	rr_snapshot_free(s);
+	close(lock);
+	if (!ok)
+		return err->code;
+	if (stats)
+		*stats = st;
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- checking and repairing */
+
+void rr_snapshot_result_release(struct rr_snapshot_result *r)
+{
+	char **lists[] = {r->changed, r->intruders, r->restored, r->removed, r->lost};
+	size_t ns[] = {r->nchanged, r->nintruders, r->nrestored, r->nremoved, r->nlost};
+
+	for (size_t l = 0; l < RR_ARRAY_LEN(lists); l++) {
+		for (size_t i = 0; i < ns[l]; i++)
+			free(lists[l][i]);
+		free(lists[l]);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+static void push_msg(char ***v, size_t *n, char *msg)
+{
+	*v = rr_xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = msg;
+}
+
+enum fstate { F_SAME, F_DIFFERS, F_MISSING, F_NOTREG };
+
+static enum fstate file_state(const struct sfile *f, bool *hashed)
+{
+	struct stat st;
+	char h[44];
+
+	if (lstat(f->path, &st))
+		return F_MISSING;
+	if (!S_ISREG(st.st_mode))
+		return F_NOTREG;
+	if ((uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+	    (uint64_t)st.st_size == f->size &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns &&
+	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == f->ctime_ns)
+		return F_SAME; /* the same inode, untouched: ctime cannot be set from user space */
+	*hashed = true;
+	if (!hash_path(f->path, h))
+		return F_MISSING;
+	return strcmp(h, f->hash) ? F_DIFFERS : F_SAME;
+}
+
+struct intruder {
+	char *dir, *site, *name, *version, *why;
+};
+
+static void find_intruders(const struct rr_snapshot *s, struct intruder **ret, size_t *nret)
+{
+	struct intruder *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < s->nsites; i++) {
+		DIR *d = opendir(s->sites[i]);
+		struct dirent *de;
+		char **names = NULL;
+		size_t nn = 0, ncap = 0;
+
+		while (d && (de = readdir(d)))
+			if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
+				RR_PUSH(names, nn, ncap) = rr_xstrdup(de->d_name);
+		if (d)
+			closedir(d);
+		rr_qsort(names, nn, sizeof(*names), cmp_str);
+		for (size_t k = 0; k < nn; k++) {
+			RR_AUTOFREE char *dir = normalize(s->sites[i], names[k]);
+			RR_AUTOFREE char *name = NULL, *version = NULL, *key = NULL;
+			RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
+			struct rec *recs = NULL;
+			size_t nrecs = 0;
+
+			free(names[k]);
+			if (in_sorted(s->present, s->npresent, dir))
+				continue;
+			split_dist_info(strrchr(dir, '/') + 1, &name, &version);
+			key = rr_name_normalize(name);
+			for (size_t p = 0; p < s->ndists && !why.len; p++)
+				if (!strcmp(s->dists[p].key, key))
+					rr_strbuf_addf(&why, "replaces protected %s %s", s->dists[p].name,
+						       s->dists[p].version);
+			read_record(dir, &recs, &nrecs);
+			for (size_t r = 0; r < nrecs && !why.len; r++) {
+				RR_AUTOFREE char *m = module_of(recs[r].path);
+				for (size_t p = 0; m && p < s->ndists && !why.len; p++)
+					if (in_sorted(s->dists[p].mods, s->dists[p].nmods, m))
+						rr_strbuf_addf(&why, "ships module '%s' of protected %s %s",
+							       m, s->dists[p].name, s->dists[p].version);
+			}
+			recs_free(recs, nrecs);
+			if (!why.len)
+				continue;
+			struct intruder *it = &RR_PUSH(v, n, cap);
+			it->dir = RR_STEAL(dir);
+			it->site = rr_xstrdup(s->sites[i]);
+			it->name = RR_STEAL(name);
+			it->version = RR_STEAL(version);
+			it->why = rr_strbuf_detach(&why, NULL);
+		}
+		free(names);
+	}
+	*ret = v;
+	*nret = n;
+}
+
+static void intruders_free(struct intruder *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].dir);
+		free(v[i].site);
+		free(v[i].name);
+		free(v[i].version);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+static void remove_intruder(const struct rr_snapshot *s, const struct intruder *it,
+			    struct rr_snapshot_result *r)
+{
+	struct rec *recs = NULL;
+	size_t nrecs = 0, nfiles = 0;
+	const char *base = strrchr(it->dir, '/') + 1;
+
+	read_record(it->dir, &recs, &nrecs);
+	for (size_t k = 0; k < nrecs; k++) {
+		RR_AUTOFREE char *path = normalize(it->site, recs[k].path);
+		if (under(path, it->dir) || find_file(s, path) || !path_allowed(s, it->site, path))
+			continue; /* its own dist-info goes below; protected files are put back */
+		if (unlink(path) == 0) {
+			nfiles++;
+			prune_parents(path, it->site);
+		}
+	}
+	recs_free(recs, nrecs);
+	remove_tree(AT_FDCWD, it->dir);
+	push_msg(&r->removed, &r->nremoved,
+		 rr_xasprintf("%s %s: %zu file%s and %s", it->name, it->version, nfiles,
+			      nfiles == 1 ? "" : "s", base));
+}
+
+/* put one file back from its object; NULL on success, else why not */
+static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
+{
+	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
+	RR_AUTOFREE char *parent = rr_xstrdup(f->path);
+	RR_AUTOFREE char *tmp = NULL;
+	char h[44], rnd[17];
+	struct stat st;
+
+	if (lstat(obj, &st))
+		return rr_xstrdup("the snapshot holds no copy of it");
+	if (!hash_path(obj, h) || strcmp(h, f->hash))
+		return rr_xstrdup("the snapshot's copy no longer matches its RECORD hash (rewritten "
+				  "in place through the shared inode, or damaged before the snapshot)");
+	*strrchr(parent, '/') = '\0';
+	if (parent[0] && mkdir_p(parent, 0755))
+		return rr_xasprintf("cannot create '%s': %s", parent, strerror(errno));
+	random_name(rnd);
+	tmp = rr_xasprintf("%s/.rr-restore.%s.tmp", parent, rnd);
+	if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL))
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
+		remove_tree(AT_FDCWD, f->path); /* something made a directory of it */
+	if (rename(tmp, f->path)) {
+		char *why = rr_xasprintf("cannot replace it: %s", strerror(errno));
+		unlink(tmp);
+		return why;
+	}
+	return NULL;
+}
+
+rr_err rr_snapshot_check(const struct rr_snapshot *s, bool repair, struct rr_snapshot_result *r,
+			 rr_error *err)
+{
+	struct intruder *its = NULL;
+	size_t nits = 0;
+	unsigned char *bad = rr_xcalloc(s->nfiles + 1, 1);
+	int lock = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (repair && !s->dir) {
+		free(bad);
+		return rr_fail(err, RR_E_USAGE, "snapshot: repair needs a loaded store");
+	}
+	if (s->dir && (lock = lock_store(s->dir, err)) < 0) {
+		free(bad);
+		return err->code;
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct sfile *f = &s->files[i];
+		const struct sdist *d = &s->dists[f->dist];
+		bool hashed = false;
+		enum fstate fs = file_state(f, &hashed);
+		static const char *const whys[] = {"", "differs from its RECORD hash",
+						   "is missing or unreadable", "is not a regular file"};
+
+		r->files++;
+		r->hashed += hashed;
+		if (fs == F_SAME)
+			continue;
+		bad[i] = 1;
+		push_msg(&r->changed, &r->nchanged,
+			 rr_xasprintf("%s (of %s %s) %s", rel_to(f->path, d->site), d->name, d->version,
+				      whys[fs]));
+	}
+	find_intruders(s, &its, &nits);
+	for (size_t i = 0; i < nits; i++)
+		push_msg(&r->intruders, &r->nintruders,
+			 rr_xasprintf("%s %s (%s) %s", its[i].name, its[i].version,
+				      rel_to(its[i].dir, its[i].site), its[i].why));
+	if (repair) {
+		for (size_t i = 0; i < nits; i++)
+			remove_intruder(s, &its[i], r);
+		/* an intruder's removal never touches protected paths, but check again anyway */
+		for (size_t i = 0; i < s->nfiles; i++) {
+			const struct sfile *f = &s->files[i];
+			const struct sdist *d = &s->dists[f->dist];
+			bool hashed = false;
+			if (!bad[i] && file_state(f, &hashed) == F_SAME)
+				continue;
+			RR_AUTOFREE char *why = restore_file(s, f);
+			if (why)
+				push_msg(&r->lost, &r->nlost,
+					 rr_xasprintf("%s (of %s %s): %s", rel_to(f->path, d->site),
+						      d->name, d->version, why));
+			else
+				push_msg(&r->restored, &r->nrestored,
+					 rr_xstrdup(rel_to(f->path, d->site)));
+		}
+	}
+	intruders_free(its, nits);
+	free(bad);
+	if (lock >= 0)
+		close(lock);
+	return RR_OK;
+}
