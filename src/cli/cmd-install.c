@@ -148,12 +148,15 @@ static int take_snapshot(const struct rr_cli *cli, const struct rr_session *s, c
 
 static void print_list(FILE *f, const char *head, char *const *v, size_t n)
 {
+	/* items one level deeper than their heading */
+	const char *indent = head[0] == ' ' ? "    " : "  ";
+
 	if (!n)
 		return;
 	fprintf(f, "%s\n", head);
 	for (size_t i = 0; i < n; i++) {
 		RR_AUTOFREE char *shown = rr_redact_credentials(v[i]);
-		fprintf(f, "  %s\n", shown);
+		fprintf(f, "%s%s\n", indent, shown);
 	}
 }
 
