@@ -295,8 +295,11 @@ def main():
         # 10. signals: SIGTERM and SIGINT are forwarded; the child is reaped, the plan removed
         for sig in (signal.SIGTERM, signal.SIGINT):
             c = Case(tmp, f"signal-{sig.name}")
-            p = subprocess.Popen([exe, "install", "--no-index", "--venv", c.venv, c.req],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=c.env("slow"))
+            # output to files, not pipes: an orphaned installer would hold a pipe open
+            errpath = os.path.join(c.dir, "stderr")
+            with open(errpath, "w") as ef:
+                p = subprocess.Popen([exe, "install", "--no-index", "--venv", c.venv, c.req],
+                                     stdout=subprocess.DEVNULL, stderr=ef, env=c.env("slow"))
             deadline = time.monotonic() + 60
             while not os.path.exists(c.log) and time.monotonic() < deadline and p.poll() is None:
                 time.sleep(0.05)
@@ -310,10 +313,11 @@ def main():
                 continue
             p.send_signal(sig)
             try:
-                out, err = p.communicate(timeout=30)
+                p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
-                out, err = p.communicate()
+                p.wait()
+            err = open(errpath).read()
             alive = True
             try:
                 os.kill(info["pid"], 0)
