@@ -16,9 +16,12 @@
  *   s = rr_snapshot_free(s);
  *
  * What is kept, in <cache>/snapshots/<venv id>/ (the id is a hash of the venv root):
- *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content: a hard link to the
+ *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content. A file over
+ *       RR_SNAPSHOT_COPY_MAX (the libraries: nearly all of the bytes) is a hard link to the
  *       installed file (free on the same filesystem), or a copy where link() fails (EXDEV,
- *       EPERM, EMLINK, ...). An object already there from an earlier snapshot is kept.
+ *       EPERM, EMLINK, ...); a smaller one (the .py files: nearly all of the files, which
+ *       editors and tools rewrite in place) is a copy. An object already there from an
+ *       earlier snapshot is kept, so copies are made once per content, not once per install.
  *   manifest  (text; `rr_snapshot_parse`) the venv root, its site directories, every
  *       .dist-info present, and per protected distribution its top-level modules and every
  *       file: each RECORD entry and each file of the .dist-info, with the RECORD hash (computed
@@ -26,15 +29,16 @@
  *       size, mode, and the inode, mtime and ctime the file had when the snapshot was taken.
  *
  * check compares every file with the snapshot: an unchanged inode with the same size, mtime
- * and ctime is the same file (no hashing); anything else is hashed against the RECORD hash.
+ * and ctime is the same file (no hashing; RR_SNAPSHOT_FULL hashes it anyway, which also finds
+ * damage older than the snapshot); anything else is hashed against the RECORD hash.
  * A distribution that was not present at snapshot time and ships a protected top-level module
  * or has a protected distribution's name is an intruder (PyPI triton over pytorch-triton-rocm's
  * triton/, a CUDA torch over the ROCm one). repair removes each intruder's files (those its
  * RECORD lists and no protected RECORD does) and its .dist-info, then puts back every file that
  * changed or vanished, atomically (a link or copy under a temporary name, then rename).
  *
- * The hard-link trade-off: an object shares its inode with the installed file, so an installer
- * that rewrote a protected file in place (open with O_TRUNC instead of writing a new file and
+ * The hard-link trade-off: a linked object shares its inode with the installed file, so an
+ * installer that rewrote a large protected file in place (open with O_TRUNC instead of writing a new file and
  * renaming it over) changes the snapshot's copy too. pip and uv unlink the files of a
  * distribution they upgrade or remove, and write new files, which leaves the objects intact;
  * uv in copy mode overwrites the files of *another* distribution in place. So every object is
@@ -104,12 +108,20 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 const char *rr_snapshot_venv_root(const struct rr_snapshot *s);
 size_t rr_snapshot_nfiles(const struct rr_snapshot *s);
 size_t rr_snapshot_ndists(const struct rr_snapshot *s);
+/* files up to this size are kept as copies, larger ones as hard links (see above) */
+#define RR_SNAPSHOT_COPY_MAX (1u << 20)
+
+enum {
+	RR_SNAPSHOT_REPAIR = 1, /* remove intruders, put changed files back */
+	RR_SNAPSHOT_FULL = 2,	/* hash every file, even one whose inode and times are unchanged */
+};
+
 /*
- * compare the venv with the snapshot; with repair, remove intruders and put changed files
- * back. Check problems are in *r (r->changed/intruders before repair); fails only when the
- * store cannot be used (RR_E_IO) or locked
+ * compare the venv with the snapshot (flags: RR_SNAPSHOT_*). What differs is in *r
+ * (r->changed/intruders as found before any repair); fails only when the store cannot be
+ * used (RR_E_IO) or locked
  */
-rr_err rr_snapshot_check(const struct rr_snapshot *s, bool repair, struct rr_snapshot_result *r,
+rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_snapshot_result *r,
 			 rr_error *err) RR_WUR;
 void rr_snapshot_result_release(struct rr_snapshot_result *r);
 struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s);

@@ -164,7 +164,8 @@ static void print_list(FILE *f, const char *head, char *const *v, size_t n)
  * compare the venv with the snapshot in dir and repair it; prints what was found and done
  * on f. Returns -1 when the stack matches the snapshot (again), else the exit status.
  */
-static int check_and_repair(const char *dir, FILE *f, const char *who, bool *repaired)
+static int check_and_repair(const char *dir, FILE *f, const char *who, unsigned flags,
+			    bool *repaired)
 {
 	struct rr_snapshot *snap = NULL;
 	struct rr_snapshot_result r = {0}, again = {0};
@@ -175,7 +176,7 @@ static int check_and_repair(const char *dir, FILE *f, const char *who, bool *rep
 	*repaired = false;
 	rc = rr_snapshot_load(dir, &snap, &err);
 	if (!rc)
-		rc = rr_snapshot_check(snap, true, &r, &err);
+		rc = rr_snapshot_check(snap, RR_SNAPSHOT_REPAIR | flags, &r, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
@@ -195,7 +196,7 @@ static int check_and_repair(const char *dir, FILE *f, const char *who, bool *rep
 	print_list(f, "rocm-resolve: removed:", r.removed, r.nremoved);
 	print_list(f, "rocm-resolve: restored from the snapshot:", r.restored, r.nrestored);
 	print_list(f, "rocm-resolve: error: could not restore:", r.lost, r.nlost);
-	rc = rr_snapshot_check(snap, false, &again, &err);
+	rc = rr_snapshot_check(snap, flags & RR_SNAPSHOT_FULL, &again, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
@@ -310,13 +311,44 @@ static void print_command(const struct rr_cli *cli, const char *const *argv)
 
 /* ---------------------------------------------------------------- verify after installing */
 
-static int verify_after(struct rr_cli *cli, struct rr_session *s)
+static bool integrity_failed(const struct rr_verify_report *vr)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(vr->stages[i].name, "integrity"))
+			return vr->stages[i].verdict == RR_VERDICT_FAIL;
+	return false;
+}
+
+/*
+ * verify the session's venv and print the report. When integrity fails although the quick
+ * check after the installer found nothing (damage older than this install, which the
+ * snapshot may still hold good bytes for), every file is hashed against the snapshot and
+ * repaired, and verify runs again. *repair_status: -1 or the exit status of that repair
+ */
+static int verify_after(struct rr_cli *cli, struct rr_session *s, const char *snapdir,
+			int *repair_status)
 {
 	struct rr_verify_report *vr = NULL;
 	int status = rr_cli_verify_session(cli, s, &vr);
+	bool repaired = false;
 
 	if (status >= 0)
 		return status;
+	if (snapdir && *repair_status < 0 && integrity_failed(vr)) {
+		*repair_status = check_and_repair(snapdir, stderr, "something before this install",
+						  RR_SNAPSHOT_FULL, &repaired);
+		if (repaired) {
+			rr_verify_report_free(vr);
+			vr = NULL;
+			rr_session_close(s);
+			status = rr_session_open(s, cli, false);
+			if (status >= 0)
+				return status;
+			status = rr_cli_verify_session(cli, s, &vr);
+			if (status >= 0)
+				return status;
+		}
+	}
 	status = rr_cli_verify_print(cli, vr);
 	if (status == RR_EXIT_ENV) {
 		/* no GPU (CI, a laptop): the install itself is fine; say what was not checked */
@@ -440,7 +472,7 @@ int cmd_install(struct rr_cli *cli)
 	}
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
 	repair_status = check_and_repair(snapdir, stderr, rc ? "the failed installer" : "the installer",
-					 &repaired);
+					 0, &repaired);
 	if (rc != 0) {
 		keep_plan = true;
 		fprintf(stderr, "rocm-resolve: error: the installer failed (status %d); the plan "
@@ -454,7 +486,7 @@ int cmd_install(struct rr_cli *cli)
 	status = rr_session_open(&s, cli, false);
 	if (status >= 0)
 		goto out;
-	status = verify_after(cli, &s);
+	status = verify_after(cli, &s, snapdir, &repair_status);
 	if (repair_status >= 0)
 		status = repair_status; /* the stack is still damaged: that comes first */
 	else if (repaired && status == RR_EXIT_OK)
@@ -495,7 +527,8 @@ int cmd_restore(struct rr_cli *cli)
 		return RR_EXIT_ENV;
 	}
 	fflush(stdout);
-	status = check_and_repair(snapdir, stdout, "since the snapshot, something", &repaired);
+	status = check_and_repair(snapdir, stdout, "since the snapshot, something",
+				  RR_SNAPSHOT_FULL, &repaired);
 	fflush(stdout);
 	if (status == RR_EXIT_ENV)
 		fprintf(stderr, "rocm-resolve: hint: `rocm-resolve install` takes a snapshot of the "

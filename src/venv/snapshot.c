@@ -955,7 +955,7 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 		}
 		if (lstat(obj, &os) == 0) {
 			st.reused++;
-		} else if (link(f->path, obj) == 0) {
+		} else if ((uint64_t)fs.st_size > RR_SNAPSHOT_COPY_MAX && link(f->path, obj) == 0) {
 			st.linked++;
 		} else {
 			/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
@@ -1017,7 +1017,7 @@ static void push_msg(char ***v, size_t *n, char *msg)
 
 enum fstate { F_SAME, F_DIFFERS, F_MISSING, F_NOTREG };
 
-static enum fstate file_state(const struct sfile *f, bool *hashed)
+static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
 {
 	struct stat st;
 	char h[44];
@@ -1026,7 +1026,7 @@ static enum fstate file_state(const struct sfile *f, bool *hashed)
 		return F_MISSING;
 	if (!S_ISREG(st.st_mode))
 		return F_NOTREG;
-	if ((uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+	if (!full && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
 	    (uint64_t)st.st_size == f->size &&
 	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns &&
 	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == f->ctime_ns)
@@ -1153,7 +1153,9 @@ static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 		return rr_xasprintf("cannot create '%s': %s", parent, strerror(errno));
 	random_name(rnd);
 	tmp = rr_xasprintf("%s/.rr-restore.%s.tmp", parent, rnd);
-	if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL))
+	/* small files as copies: an in-place edit of the venv's file must not reach the object */
+	if ((f->size <= RR_SNAPSHOT_COPY_MAX || link(obj, tmp)) &&
+	    !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL))
 		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
 	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
 		remove_tree(AT_FDCWD, f->path); /* something made a directory of it */
@@ -1165,9 +1167,10 @@ static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 	return NULL;
 }
 
-rr_err rr_snapshot_check(const struct rr_snapshot *s, bool repair, struct rr_snapshot_result *r,
+rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_snapshot_result *r,
 			 rr_error *err)
 {
+	bool repair = flags & RR_SNAPSHOT_REPAIR, full = flags & RR_SNAPSHOT_FULL;
 	struct intruder *its = NULL;
 	size_t nits = 0;
 	unsigned char *bad = rr_xcalloc(s->nfiles + 1, 1);
@@ -1186,7 +1189,7 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, bool repair, struct rr_sna
 		const struct sfile *f = &s->files[i];
 		const struct sdist *d = &s->dists[f->dist];
 		bool hashed = false;
-		enum fstate fs = file_state(f, &hashed);
+		enum fstate fs = file_state(f, full, &hashed);
 		static const char *const whys[] = {"", "differs from its RECORD hash",
 						   "is missing or unreadable", "is not a regular file"};
 
@@ -1212,7 +1215,7 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, bool repair, struct rr_sna
 			const struct sfile *f = &s->files[i];
 			const struct sdist *d = &s->dists[f->dist];
 			bool hashed = false;
-			if (!bad[i] && file_state(f, &hashed) == F_SAME)
+			if (!bad[i] && file_state(f, false, &hashed) == F_SAME)
 				continue;
 			RR_AUTOFREE char *why = restore_file(s, f);
 			if (why)

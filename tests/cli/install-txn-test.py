@@ -88,9 +88,11 @@ elif mode == "intruder":
     add_dist("pytorch-triton", "3.5.0", {"triton/__init__.py": b"# pytorch-triton\n",
                                          "triton/extra/cuda.py": b"# cuda\n"})
 elif mode == "inplace":
-    with open(os.path.join(site, "triton/__init__.py"), "r+b") as f:
-        f.truncate(0)
-        f.write(b"# rewritten in place\n")
+    # through the existing inode: a small file (kept as a copy) and a big one (a hard link)
+    for rel in ("triton/__init__.py", "triton/_C/libtriton.so"):
+        with open(os.path.join(site, rel), "r+b") as f:
+            f.truncate(0)
+            f.write(b"# rewritten in place\n")
 elif mode == "slow":
     time.sleep(120)
 sys.exit(int(os.environ.get("FAKE_RC", "2" if mode == "clobber-fail" else "0")))
@@ -144,7 +146,7 @@ def tree(venv):
 
 
 class Case:
-    def __init__(self, tmp, name):
+    def __init__(self, tmp, name, big=False):
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         self.venv = os.path.join(self.dir, "venv")
@@ -159,6 +161,18 @@ class Case:
         self.req = os.path.join(self.dir, "requirements.txt")
         with open(self.req, "w") as f:
             f.write("requests\nnvidia-cublas-cu12\n")
+        if big:
+            # a protected library over the copy threshold (1 MiB): kept as a hard link
+            site = os.path.join(self.venv, SITE_REL)
+            data = b"\x7fELF ROCm triton\n" * 131072
+            with open(os.path.join(site, "triton/_C/libtriton.so"), "wb") as f:
+                f.write(data)
+            rec = [d for d in os.listdir(site) if d.startswith("triton-")][0] + "/RECORD"
+            lines = open(os.path.join(site, rec)).read().splitlines()
+            lines = [f"triton/_C/libtriton.so,sha256={b64(data)},{len(data)}"
+                     if l.startswith("triton/_C/libtriton.so,") else l for l in lines]
+            with open(os.path.join(site, rec), "w") as f:
+                f.write("\n".join(lines) + "\n")
         self.log = os.path.join(self.dir, "fake.json")
         self.cache = os.path.join(self.dir, "cache")
         self.before = tree(self.venv)
@@ -242,12 +256,30 @@ def main():
               "intruder: pytorch-triton and its files are removed", sorted(os.listdir(site)))
         check("ships module 'triton' of protected triton" in r.stderr, "intruder: named with the module", r.stderr)
 
-        # 5. rewritten in place: the hard link changed too; never claim success
-        c = Case(tmp, "inplace")
+        # 5. rewritten in place: a small file comes back from its copy; the big one's hard
+        #    link changed with it, so install must say so and never claim success
+        c = Case(tmp, "inplace", big=True)
         r = c.install("inplace")
-        check(r.returncode == 1 and "could not restore:" in r.stderr and "triton/__init__.py" in r.stderr
-              and "still differs" in r.stderr, "in place: install exits 1 and names the file it could not restore",
+        lost = r.stderr[r.stderr.find("could not restore:"):]
+        check(r.returncode == 1 and "could not restore:" in r.stderr and "triton/_C/libtriton.so" in lost
+              and "still differs" in r.stderr, "in place: install exits 1 and names the big file it could not restore",
               show(r))
+        site = os.path.join(c.venv, SITE_REL)
+        check(open(os.path.join(site, "triton/__init__.py"), "rb").read() == c.before["triton/__init__.py"],
+              "in place: the small file is put back from its copy", show(r))
+
+        # 5b. damage older than the install (a file edited in place by hand): the quick check
+        #     sees an untouched inode, verify's integrity fails, the full pass repairs it
+        c = Case(tmp, "older-damage")
+        r = c.install("none")
+        check(r.returncode == 0, "older damage: a first install exits 0", show(r))
+        site = os.path.join(c.venv, SITE_REL)
+        with open(os.path.join(site, "triton", "runtime", "jit.py"), "w") as f:
+            f.write("# edited in place\n")
+        r = c.install("none")
+        check(r.returncode == 0 and not record_problems(c.venv) and "before this install" in r.stderr
+              and "triton/runtime/jit.py" in r.stderr,
+              "older damage: install repairs a file edited in place before it ran", show(r))
 
         # 6. --require-gpu makes "no GPU" fatal
         c = Case(tmp, "require-gpu")
@@ -278,7 +310,6 @@ def main():
         r = c.install("none")
         site = os.path.join(c.venv, SITE_REL)
         os.unlink(os.path.join(site, "torch", "__init__.py"))
-        os.unlink(os.path.join(site, "triton", "runtime", "jit.py"))  # a new file, as tools write
         with open(os.path.join(site, "triton", "runtime", "jit.py"), "w") as f:
             f.write("# edited\n")
         env = c.env("none")
