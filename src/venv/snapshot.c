@@ -1123,7 +1123,7 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
 		if (under(path, it->dir) || find_file(s, path) || !path_allowed(s, it->site, path))
 			continue; /* its own dist-info goes below; protected files are put back */
 		if (unlink(path) == 0) {
-			nfiles++;
+			nfiles += !rr_str_endswith(path, ".pyc");
 			prune_parents(path, it->site);
 		}
 	}
@@ -1132,6 +1132,39 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
 	push_msg(&r->removed, &r->nremoved,
 		 rr_xasprintf("%s %s: %zu file%s and %s", it->name, it->version, nfiles,
 			      nfiles == 1 ? "" : "s", base));
+}
+
+/*
+ * a build installed over a protected one at the same dist-info path (pip --force-reinstall
+ * of a wheel with the same name and version): the files its RECORD lists that the protected
+ * RECORD does not are its own, and go
+ */
+static void remove_replacement(const struct rr_snapshot *s, size_t dist,
+			       struct rr_snapshot_result *r)
+{
+	const struct sdist *d = &s->dists[dist];
+	RR_AUTOFREE char *record = rr_xasprintf("%s/RECORD", d->dir);
+	const struct sfile *rf = find_file(s, record);
+	struct rec *recs = NULL;
+	size_t nrecs = 0, nfiles = 0;
+	bool hashed = false;
+
+	if (!rf || file_state(rf, false, &hashed) == F_SAME || !read_record(d->dir, &recs, &nrecs))
+		return;
+	for (size_t k = 0; k < nrecs; k++) {
+		RR_AUTOFREE char *path = normalize(d->site, recs[k].path);
+		if (find_file(s, path) || !path_allowed(s, d->site, path))
+			continue;
+		if (unlink(path) == 0) {
+			nfiles += !rr_str_endswith(path, ".pyc"); /* bytecode is not worth naming */
+			prune_parents(path, d->site);
+		}
+	}
+	recs_free(recs, nrecs);
+	if (nfiles)
+		push_msg(&r->removed, &r->nremoved,
+			 rr_xasprintf("%zu file%s of the build installed over %s %s", nfiles,
+				      nfiles == 1 ? "" : "s", d->name, d->version));
 }
 
 /* put one file back from its object; NULL on success, else why not */
@@ -1210,6 +1243,8 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_
 	if (repair) {
 		for (size_t i = 0; i < nits; i++)
 			remove_intruder(s, &its[i], r);
+		for (size_t i = 0; i < s->ndists; i++)
+			remove_replacement(s, i, r);
 		/* an intruder's removal never touches protected paths, but check again anyway */
 		for (size_t i = 0; i < s->nfiles; i++) {
 			const struct sfile *f = &s->files[i];
