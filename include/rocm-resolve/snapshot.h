@@ -89,7 +89,7 @@ struct rr_snapshot_result {
 	size_t nintruders;
 	char **restored;   /* paths put back (relative to their site) */
 	size_t nrestored;
-	char **removed;	   /* "triton 3.5.1: 4 files and triton-3.5.1.dist-info" */
+	char **removed;	   /* "triton 3.5.1: triton-3.5.1.dist-info and 4 other files" */
 	size_t nremoved;
 	char **lost;	   /* "path: why" for files that could not be put back */
 	size_t nlost;

@@ -1130,8 +1130,8 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
 	recs_free(recs, nrecs);
 	remove_tree(AT_FDCWD, it->dir);
 	push_msg(&r->removed, &r->nremoved,
-		 rr_xasprintf("%s %s: %zu file%s and %s", it->name, it->version, nfiles,
-			      nfiles == 1 ? "" : "s", base));
+		 rr_xasprintf("%s %s: %s and %zu other file%s", it->name, it->version, base, nfiles,
+			      nfiles == 1 ? "" : "s"));
 }
 
 /*
