@@ -165,7 +165,7 @@ static void print_list(FILE *f, const char *head, char *const *v, size_t n)
  * on f. Returns -1 when the stack matches the snapshot (again), else the exit status.
  */
 static int check_and_repair(const char *dir, FILE *f, const char *who, unsigned flags,
-			    bool *repaired)
+			    bool quiet, bool *repaired)
 {
 	struct rr_snapshot *snap = NULL;
 	struct rr_snapshot_result r = {0}, again = {0};
@@ -184,6 +184,8 @@ static int check_and_repair(const char *dir, FILE *f, const char *who, unsigned 
 		return rc == RR_E_NOTFOUND ? RR_EXIT_ENV : rr_cli_exit_for(rc);
 	}
 	if (!r.nchanged && !r.nintruders) {
+		if (quiet)
+			goto out;
 		fprintf(f, "rocm-resolve: the protected stack matches the snapshot (%zu files of %zu "
 			   "distribution%s)\n",
 			r.files, rr_snapshot_ndists(snap), rr_snapshot_ndists(snap) == 1 ? "" : "s");
@@ -336,7 +338,7 @@ static int verify_after(struct rr_cli *cli, struct rr_session *s, const char *sn
 		return status;
 	if (snapdir && *repair_status < 0 && integrity_failed(vr)) {
 		*repair_status = check_and_repair(snapdir, stderr, "something before this install",
-						  RR_SNAPSHOT_FULL, &repaired);
+						  RR_SNAPSHOT_FULL, cli->verbosity < 0, &repaired);
 		if (repaired) {
 			rr_verify_report_free(vr);
 			vr = NULL;
@@ -472,7 +474,7 @@ int cmd_install(struct rr_cli *cli)
 	}
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
 	repair_status = check_and_repair(snapdir, stderr, rc ? "the failed installer" : "the installer",
-					 0, &repaired);
+					 0, cli->verbosity < 0, &repaired);
 	if (rc != 0) {
 		keep_plan = true;
 		fprintf(stderr, "rocm-resolve: error: the installer failed (status %d); the plan "
@@ -528,7 +530,7 @@ int cmd_restore(struct rr_cli *cli)
 	}
 	fflush(stdout);
 	status = check_and_repair(snapdir, stdout, "since the snapshot, something",
-				  RR_SNAPSHOT_FULL, &repaired);
+				  RR_SNAPSHOT_FULL, cli->verbosity < 0, &repaired);
 	fflush(stdout);
 	if (status == RR_EXIT_ENV)
 		fprintf(stderr, "rocm-resolve: hint: `rocm-resolve install` takes a snapshot of the "
