@@ -475,6 +475,8 @@ int cmd_install(struct rr_cli *cli)
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
 	repair_status = check_and_repair(snapdir, stderr, rc ? "the failed installer" : "the installer",
 					 0, cli->verbosity < 0, &repaired);
+	if (got_signal)
+		goto out; /* the repair is done; verify can wait for `rocm-resolve verify` */
 	if (rc != 0) {
 		keep_plan = true;
 		fprintf(stderr, "rocm-resolve: error: the installer failed (status %d); the plan "

@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1023,7 +1025,8 @@ static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
 	char h[44];
 
 	if (lstat(f->path, &st))
-		return F_MISSING;
+		/* missing already when the snapshot was taken: not this installer's doing */
+		return !full && f->ctime_ns == -1 ? F_SAME : F_MISSING;
 	if (!S_ISREG(st.st_mode))
 		return F_NOTREG;
 	if (!full && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
@@ -1035,6 +1038,50 @@ static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
 	if (!hash_path(f->path, h))
 		return F_MISSING;
 	return strcmp(h, f->hash) ? F_DIFFERS : F_SAME;
+}
+
+/*
+ * the state of every file, hashed in parallel: after pip --force-reinstall over torch every
+ * inode is new and gigabytes of libraries must be hashed; one core would make that slow
+ */
+struct state_pool {
+	const struct rr_snapshot *s;
+	bool full;
+	unsigned char *state, *hashed;
+	atomic_size_t next;
+};
+
+static void *state_worker(void *arg)
+{
+	struct state_pool *p = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->s->nfiles) {
+		bool hashed = false;
+		p->state[i] = (unsigned char)file_state(&p->s->files[i], p->full, &hashed);
+		p->hashed[i] = hashed;
+	}
+	return NULL;
+}
+
+static void all_states(const struct rr_snapshot *s, bool full, unsigned char *state,
+		       unsigned char *hashed)
+{
+	struct state_pool pool = {.s = s, .full = full, .state = state, .hashed = hashed};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
+	pthread_t tids[16];
+	size_t started = 0;
+
+	atomic_init(&pool.next, 0);
+	if (nthreads > s->nfiles / 64 + 1)
+		nthreads = s->nfiles / 64 + 1; /* a few files: not worth a thread */
+	for (size_t t = 1; t < nthreads; t++)
+		if (!pthread_create(&tids[started], NULL, state_worker, &pool))
+			started++;
+	state_worker(&pool); /* this thread works too; enough even when no thread starts */
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
 }
 
 struct intruder {
@@ -1207,6 +1254,8 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_
 	struct intruder *its = NULL;
 	size_t nits = 0;
 	unsigned char *bad = rr_xcalloc(s->nfiles + 1, 1);
+	RR_AUTOFREE unsigned char *state = rr_xcalloc(s->nfiles + 1, 1);
+	RR_AUTOFREE unsigned char *hashed = rr_xcalloc(s->nfiles + 1, 1);
 	int lock = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -1218,16 +1267,16 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_
 		free(bad);
 		return err->code;
 	}
+	all_states(s, full, state, hashed);
 	for (size_t i = 0; i < s->nfiles; i++) {
 		const struct sfile *f = &s->files[i];
 		const struct sdist *d = &s->dists[f->dist];
-		bool hashed = false;
-		enum fstate fs = file_state(f, full, &hashed);
+		enum fstate fs = (enum fstate)state[i];
 		static const char *const whys[] = {"", "differs from its RECORD hash",
 						   "is missing or unreadable", "is not a regular file"};
 
 		r->files++;
-		r->hashed += hashed;
+		r->hashed += hashed[i];
 		if (fs == F_SAME)
 			continue;
 		bad[i] = 1;
@@ -1249,8 +1298,8 @@ rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_
 		for (size_t i = 0; i < s->nfiles; i++) {
 			const struct sfile *f = &s->files[i];
 			const struct sdist *d = &s->dists[f->dist];
-			bool hashed = false;
-			if (!bad[i] && file_state(f, false, &hashed) == F_SAME)
+			bool rehashed = false;
+			if (!bad[i] && file_state(f, false, &rehashed) == F_SAME)
 				continue;
 			RR_AUTOFREE char *why = restore_file(s, f);
 			if (why)
