@@ -432,14 +432,13 @@ int cmd_install(struct rr_cli *cli)
 	status = take_snapshot(cli, &s, snapdir);
 	if (status >= 0)
 		goto out;
-	if (write_temp(text.buf, plan_path) ||
-	    (excl.len && !(have_excl = write_temp(excl.buf, excl_path) == 0))) {
+	have_plan = write_temp(text.buf, plan_path) == 0;
+	if (!have_plan || (excl.len && !(have_excl = write_temp(excl.buf, excl_path) == 0))) {
 		fprintf(stderr, "rocm-resolve: error: cannot write a temporary file: %s\n",
 			strerror(errno));
 		status = RR_EXIT_ENV;
 		goto out;
 	}
-	have_plan = true;
 	if (uv) {
 		RR_PUSH(argv, argc, cap) = uv;
 		RR_PUSH(argv, argc, cap) = "pip";
