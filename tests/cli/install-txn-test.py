@@ -231,6 +231,10 @@ def main():
               "failing installer: install exits 3 and says so", show(r))
         check(not record_problems(c.venv) and "restored from the snapshot:" in r.stderr,
               "failing installer: the damage it left is repaired all the same", show(r))
+        kept = c.fake()["plan"]
+        check(os.path.exists(kept) and kept in r.stderr, "failing installer: the plan it was given is kept", kept)
+        if kept and os.path.exists(kept):
+            os.unlink(kept)
 
         # 3. PyPI triton replaces the ROCm build (dist-info and files)
         c = Case(tmp, "replace")
