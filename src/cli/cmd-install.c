@@ -164,8 +164,8 @@ static void print_list(FILE *f, const char *head, char *const *v, size_t n)
  * compare the venv with the snapshot in dir and repair it; prints what was found and done
  * on f. Returns -1 when the stack matches the snapshot (again), else the exit status.
  */
-static int check_and_repair(const char *dir, FILE *f, const char *who, unsigned flags,
-			    bool quiet, bool *repaired)
+static int check_and_repair(const struct rr_cli *cli, const char *dir, FILE *f, const char *who,
+			    unsigned flags, bool *repaired)
 {
 	struct rr_snapshot *snap = NULL;
 	struct rr_snapshot_result r = {0}, again = {0};
@@ -183,8 +183,10 @@ static int check_and_repair(const char *dir, FILE *f, const char *who, unsigned 
 		rr_snapshot_free(snap);
 		return rc == RR_E_NOTFOUND ? RR_EXIT_ENV : rr_cli_exit_for(rc);
 	}
+	rr_cli_info(cli, "compared %zu files with the snapshot (%zu hashed: inode or times changed%s)",
+		    r.files, r.hashed, flags & RR_SNAPSHOT_FULL ? ", or every file asked for" : "");
 	if (!r.nchanged && !r.nintruders) {
-		if (quiet)
+		if (cli->verbosity < 0)
 			goto out;
 		fprintf(f, "rocm-resolve: the protected stack matches the snapshot (%zu files of %zu "
 			   "distribution%s)\n",
@@ -337,8 +339,8 @@ static int verify_after(struct rr_cli *cli, struct rr_session *s, const char *sn
 	if (status >= 0)
 		return status;
 	if (snapdir && *repair_status < 0 && integrity_failed(vr)) {
-		*repair_status = check_and_repair(snapdir, stderr, "something before this install",
-						  RR_SNAPSHOT_FULL, cli->verbosity < 0, &repaired);
+		*repair_status = check_and_repair(cli, snapdir, stderr, "something before this install",
+						  RR_SNAPSHOT_FULL, &repaired);
 		if (repaired) {
 			rr_verify_report_free(vr);
 			vr = NULL;
@@ -472,8 +474,8 @@ int cmd_install(struct rr_cli *cli)
 		goto out;
 	}
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
-	repair_status = check_and_repair(snapdir, stderr, rc ? "the failed installer" : "the installer",
-					 0, cli->verbosity < 0, &repaired);
+	repair_status = check_and_repair(cli, snapdir, stderr,
+					 rc ? "the failed installer" : "the installer", 0, &repaired);
 	if (got_signal)
 		goto out; /* the repair is done; verify can wait for `rocm-resolve verify` */
 	if (rc != 0) {
@@ -530,8 +532,8 @@ int cmd_restore(struct rr_cli *cli)
 		return RR_EXIT_ENV;
 	}
 	fflush(stdout);
-	status = check_and_repair(snapdir, stdout, "since the snapshot, something",
-				  RR_SNAPSHOT_FULL, cli->verbosity < 0, &repaired);
+	status = check_and_repair(cli, snapdir, stdout, "since the snapshot, something",
+				  RR_SNAPSHOT_FULL, &repaired);
 	fflush(stdout);
 	if (status == RR_EXIT_ENV)
 		fprintf(stderr, "rocm-resolve: hint: `rocm-resolve install` takes a snapshot of the "
