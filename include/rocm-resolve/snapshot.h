@@ -16,12 +16,14 @@
  *   s = rr_snapshot_free(s);
  *
  * What is kept, in <cache>/snapshots/<venv id>/ (the id is a hash of the venv root):
- *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content. A file over
- *       RR_SNAPSHOT_COPY_MAX (the libraries: nearly all of the bytes) is a hard link to the
+ *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content of a file over
+ *       RR_SNAPSHOT_COPY_MAX (the libraries: nearly all of the bytes): a hard link to the
  *       installed file (free on the same filesystem), or a copy where link() fails (EXDEV,
- *       EPERM, EMLINK, ...); a smaller one (the .py files: nearly all of the files, which
- *       editors and tools rewrite in place) is a copy. An object already there from an
- *       earlier snapshot is kept, so copies are made once per content, not once per install.
+ *       EPERM, EMLINK, ...). One already there from an earlier snapshot is kept.
+ *   pack-<random>  the smaller files (the .py files and headers: nearly all of the files,
+ *       which editors and tools rewrite in place) as copies, one after the other in one
+ *       file: a file each would cost an inode each. Only bytes that match their RECORD hash
+ *       go in, taken from the previous pack when it has them, else from the venv.
  *   manifest  (text; `rr_snapshot_parse`) the venv root, its site directories, every
  *       .dist-info present, and per protected distribution its top-level modules and every
  *       file: each RECORD entry and each file of the .dist-info, with the RECORD hash (computed
@@ -72,7 +74,10 @@ struct rr_snapshot_stats {
 	size_t dists, files;
 	size_t linked;	 /* new objects made by link() */
 	size_t copied;	 /* new objects copied (link() failed) */
-	size_t reused;	 /* objects already in the store */
+	size_t packed;	 /* small files read from the venv into the pack */
+	size_t reused;	 /* objects and pack entries taken over from the previous snapshot */
+	size_t unverified; /* small files not kept: their bytes did not match their hash */
+	unsigned long long bytes_packed;
 	size_t hashed;	 /* files hashed because RECORD gives no hash */
 	size_t skipped;	 /* RECORD entries left out (a newline in the path, outside the venv) */
 	unsigned long long bytes_copied;

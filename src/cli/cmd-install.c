@@ -140,9 +140,15 @@ static int take_snapshot(const struct rr_cli *cli, const struct rr_session *s, c
 		return RR_EXIT_ENV;
 	}
 	rr_cli_info(cli, "snapshot of %zu protected distribution%s (%zu files) in %s: %zu linked, "
-		    "%zu copied (%llu bytes), %zu kept from before",
+		    "%zu copied (%llu bytes), %zu small files packed (%llu bytes in the pack), "
+		    "%zu kept from before",
 		    st.dists, st.dists == 1 ? "" : "s", st.files, dir, st.linked, st.copied,
-		    st.bytes_copied, st.reused);
+		    st.bytes_copied, st.packed, st.bytes_packed, st.reused);
+	if (st.unverified)
+		rr_cli_warn(cli, "%zu protected file%s already differ%s from %s RECORD hash: the "
+				 "snapshot holds no good copy of %s",
+			    st.unverified, st.unverified == 1 ? "" : "s", st.unverified == 1 ? "s" : "",
+			    st.unverified == 1 ? "its" : "their", st.unverified == 1 ? "it" : "them");
 	return -1;
 }
 

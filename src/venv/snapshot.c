@@ -51,8 +51,17 @@ struct sdist {
 	size_t nmods;
 };
 
+/* a small file's bytes in the pack */
+struct packed {
+	char hash[44];
+	uint64_t off, size;
+};
+
 struct rr_snapshot {
 	char *dir; /* the store, or NULL when parsed from text */
+	char *pack; /* file name of the pack in dir, or NULL */
+	struct packed *packed; /* sorted by hash */
+	size_t npacked;
 	char *root;
 	char **sites;
 	size_t nsites;
@@ -74,6 +83,20 @@ static int cmp_str(const void *a, const void *b)
 static int cmp_file(const void *a, const void *b)
 {
 	return strcmp(((const struct sfile *)a)->path, ((const struct sfile *)b)->path);
+}
+
+static int cmp_packed(const void *a, const void *b)
+{
+	return strcmp(((const struct packed *)a)->hash, ((const struct packed *)b)->hash);
+}
+
+static const struct packed *find_packed(const struct rr_snapshot *s, const char *hash)
+{
+	struct packed key;
+
+	snprintf(key.hash, sizeof(key.hash), "%s", hash);
+	return s->npacked ? bsearch(&key, s->packed, s->npacked, sizeof(*s->packed), cmp_packed)
+			  : NULL;
 }
 
 static bool in_sorted(char *const *v, size_t n, const char *s)
@@ -496,6 +519,8 @@ struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s)
 	free(s->files);
 	free(s->root);
 	free(s->dir);
+	free(s->pack);
+	free(s->packed);
 	free(s);
 	return NULL;
 }
@@ -532,6 +557,11 @@ static void format_manifest(const struct rr_snapshot *s, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "site\t%s\n", s->sites[i]);
 	for (size_t i = 0; i < s->npresent; i++)
 		rr_strbuf_addf(out, "present\t%s\n", s->present[i]);
+	if (s->pack)
+		rr_strbuf_addf(out, "pack\t%s\n", s->pack);
+	for (size_t i = 0; i < s->npacked; i++)
+		rr_strbuf_addf(out, "packed\t%s\t%" PRIu64 "\t%" PRIu64 "\n", s->packed[i].hash,
+			       s->packed[i].off, s->packed[i].size);
 	for (size_t i = 0; i < s->ndists; i++) {
 		const struct sdist *d = &s->dists[i];
 		rr_strbuf_addf(out, "dist\t%s\t%s\t%s\t%s\n", d->name, d->version, d->site, d->dir);
@@ -591,7 +621,7 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 {
 	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
 	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
-	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0;
+	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0, kcap = 0;
 	unsigned lineno = 0;
 	char *save = NULL;
 	rr_err rc = RR_OK;
@@ -613,6 +643,21 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 			RR_PUSH(s->sites, s->nsites, scap) = rr_xstrdup(rest);
 		} else if (!strcmp(kind, "present") && rest) {
 			RR_PUSH(s->present, s->npresent, pcap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "pack") && rest && !s->pack && rest[0] && rest[0] != '.' &&
+			   !strchr(rest, '/')) {
+			s->pack = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "packed")) {
+			char *h = next_field(&rest, false), *o = next_field(&rest, false);
+			char *z = next_field(&rest, true);
+			struct packed pk = {0};
+			if (!h || !o || !z || !valid_hash(h) || !parse_u64(o, &pk.off) ||
+			    !parse_u64(z, &pk.size) || pk.size > RR_SNAPSHOT_COPY_MAX) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL,
+						"malformed packed line");
+				break;
+			}
+			memcpy(pk.hash, h, 44);
+			RR_PUSH(s->packed, s->npacked, kcap) = pk;
 		} else if (!strcmp(kind, "dist")) {
 			char *n = next_field(&rest, false), *v = next_field(&rest, false);
 			char *site = next_field(&rest, false), *dir = next_field(&rest, true);
@@ -666,7 +711,14 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 		rr_snapshot_free(s);
 		return rc;
 	}
+	if (!rc && s->npacked && !s->pack)
+		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "packed files but no pack");
+	if (rc) {
+		rr_snapshot_free(s);
+		return rc;
+	}
 	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
 	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
 	/* a path listed twice (two dists, or a hand-edited manifest): keep the first */
 	size_t w = 0;
@@ -902,26 +954,175 @@ static bool write_manifest(const char *dir, const struct rr_snapshot *s, rr_erro
 	return true;
 }
 
-/* objects no file of s refers to (an older snapshot's) */
-static void prune_objects(const char *objdir, const struct rr_snapshot *s)
+/* objects no big file of s refers to (an older snapshot's); packs other than s->pack */
+static void prune_store(const char *dir, const char *objdir, const struct rr_snapshot *s)
 {
 	DIR *d = opendir(objdir);
 	struct dirent *de;
 	char **keep = rr_xcalloc(s->nfiles + 1, sizeof(*keep));
+	size_t nkeep = 0;
 
 	for (size_t i = 0; i < s->nfiles; i++)
-		keep[i] = (char *)s->files[i].hash;
-	rr_qsort(keep, s->nfiles, sizeof(*keep), cmp_str);
+		if (s->files[i].size > RR_SNAPSHOT_COPY_MAX)
+			keep[nkeep++] = (char *)s->files[i].hash;
+	rr_qsort(keep, nkeep, sizeof(*keep), cmp_str);
 	while (d && (de = readdir(d))) {
 		const char *n = de->d_name;
 		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
 			continue;
-		if (!in_sorted(keep, s->nfiles, n))
+		if (!in_sorted(keep, nkeep, n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	if (d)
 		closedir(d);
 	free(keep);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (rr_str_startswith(de->d_name, "pack-") && (!s->pack || strcmp(de->d_name, s->pack)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
+/* read exactly len bytes at off (pread) or the whole of a small regular file (off == -1) */
+static bool read_exact(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = off >= 0 ? pread(fd, (char *)buf + got, len - got, off + (off_t)got)
+				     : read(fd, (char *)buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+static bool bytes_match(const void *buf, size_t len, const char *hash)
+{
+	unsigned char d[32];
+	char b64[44];
+	struct rr_sha256 h;
+
+	rr_sha256_init(&h);
+	rr_sha256_update(&h, buf, len);
+	rr_sha256_final(&h, d);
+	rr_sha256_digest_to_b64url(d, b64);
+	return !strcmp(b64, hash);
+}
+
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, (const char *)buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		off += (size_t)w;
+	}
+	return true;
+}
+
+static int cmp_file_hash(const void *a, const void *b)
+{
+	const struct sfile *x = *(const struct sfile *const *)a, *y = *(const struct sfile *const *)b;
+
+	return strcmp(x->hash, y->hash);
+}
+
+/*
+ * the small files into one new pack: a file each would cost an inode each (~0.3 ms on ext4,
+ * 15k of them in torch), one sequential file costs nearly nothing. Only bytes that match
+ * their hash go in: from the previous pack when it holds them, else from the venv's file,
+ * so damage present when the snapshot is taken is never kept as the good copy
+ */
+static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr_snapshot *s,
+		       struct rr_snapshot_stats *st, rr_error *err)
+{
+	const struct sfile **small = rr_xcalloc(s->nfiles + 1, sizeof(*small));
+	size_t nsmall = 0, kcap = 0;
+	char rnd[17];
+	RR_AUTOFREE char *tmp = NULL;
+	RR_AUTOFREE char *final = NULL;
+	RR_AUTOFREE char *oldpath = old && old->pack ? rr_xasprintf("%s/%s", dir, old->pack) : NULL;
+	RR_AUTOFREE char *buf = rr_xmalloc(RR_SNAPSHOT_COPY_MAX + 1);
+	int oldfd = oldpath ? open(oldpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	int fd;
+	uint64_t off = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].ctime_ns != -1 && s->files[i].size <= RR_SNAPSHOT_COPY_MAX)
+			small[nsmall++] = &s->files[i];
+	rr_qsort(small, nsmall, sizeof(*small), cmp_file_hash);
+	random_name(rnd);
+	s->pack = rr_xasprintf("pack-%s", rnd);
+	final = rr_xasprintf("%s/%s", dir, s->pack);
+	tmp = rr_xasprintf("%s/.%s.tmp", dir, s->pack);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(small);
+		if (oldfd >= 0)
+			close(oldfd);
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; ok && i < nsmall; i++) {
+		const struct sfile *f = small[i];
+		const struct packed *pk = old ? find_packed(old, f->hash) : NULL;
+		size_t len = 0;
+		bool have = false, from_old = false;
+
+		if (i && !strcmp(small[i - 1]->hash, f->hash))
+			continue; /* the same content twice: once in the pack */
+		if (pk && oldfd >= 0 && read_exact(oldfd, buf, (size_t)pk->size, (off_t)pk->off) &&
+		    bytes_match(buf, (size_t)pk->size, f->hash)) {
+			len = (size_t)pk->size;
+			have = from_old = true;
+			st->reused++;
+		}
+		/* the files with this content, until one matches its hash */
+		for (size_t k = i; !have && k < nsmall && !strcmp(small[k]->hash, f->hash); k++) {
+			struct stat fst;
+			int in = open_regular(small[k]->path, &fst);
+			if (in < 0)
+				continue;
+			len = (size_t)fst.st_size;
+			have = len <= RR_SNAPSHOT_COPY_MAX && read_exact(in, buf, len, -1) &&
+			       bytes_match(buf, len, f->hash);
+			close(in);
+		}
+		if (!have) {
+			st->unverified++;
+			continue;
+		}
+		if (!from_old)
+			st->packed++;
+		ok = write_all(fd, buf, len);
+		struct packed *np = &RR_PUSH(s->packed, s->npacked, kcap);
+		snprintf(np->hash, sizeof(np->hash), "%s", f->hash);
+		np->off = off;
+		np->size = len;
+		off += len;
+		st->bytes_packed += len;
+	}
+	free(small);
+	if (oldfd >= 0)
+		close(oldfd);
+	ok = ok && fsync(fd) == 0;
+	if (close(fd))
+		ok = false;
+	if (!ok || rename(tmp, final)) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", final, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
+	return true;
 }
 
 rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
@@ -929,7 +1130,8 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 {
 	struct rr_snapshot_stats st = {0};
 	RR_AUTOFREE char *objdir = rr_xasprintf("%s/objects", dir);
-	struct rr_snapshot *s;
+	struct rr_snapshot *s, *old = NULL;
+	rr_error ignored = RR_ERROR_INIT;
 	int lock;
 	bool ok = true;
 
@@ -940,10 +1142,12 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 	lock = lock_store(dir, err);
 	if (lock < 0)
 		return err->code;
+	/* the previous snapshot's pack, to take verified small files from */
+	if (rr_snapshot_load(dir, &old, &ignored))
+		rr_error_release(&ignored);
 	s = collect(spec, &st);
 	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
-	prune_objects(objdir, s);
-	for (size_t i = 0; i < s->nfiles; i++) {
+	for (size_t i = 0; ok && i < s->nfiles; i++) {
 		struct sfile *f = &s->files[i];
 		RR_AUTOFREE char *obj = rr_xasprintf("%s/%s", objdir, f->hash);
 		struct stat fs, os;
@@ -955,9 +1159,11 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 			f->ctime_ns = -1;
 			continue;
 		}
-		if (lstat(obj, &os) == 0) {
+		if ((uint64_t)fs.st_size <= RR_SNAPSHOT_COPY_MAX) {
+			/* small: into the pack below */
+		} else if (lstat(obj, &os) == 0 && os.st_size == fs.st_size) {
 			st.reused++;
-		} else if ((uint64_t)fs.st_size > RR_SNAPSHOT_COPY_MAX && link(f->path, obj) == 0) {
+		} else if (unlink(obj), link(f->path, obj) == 0) {
 			st.linked++;
 		} else {
 			/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
@@ -971,7 +1177,6 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 				rr_fail(err, RR_E_IO, "cannot keep a copy of '%s' in '%s': %s", f->path,
 					objdir, strerror(errno));
 				ok = false;
-				break;
 			}
 		}
 		/* the stat after link(): linking changes the inode's ctime */
@@ -986,7 +1191,12 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 	}
 	st.files = s->nfiles;
 	if (ok)
+		ok = write_pack(dir, old, s, &st, err);
+	if (ok)
 		ok = write_manifest(dir, s, err);
+	if (ok)
+		prune_store(dir, objdir, s);
+	rr_snapshot_free(old);
 	rr_snapshot_free(s);
 	close(lock);
 	if (!ok)
@@ -1214,7 +1424,45 @@ static void remove_replacement(const struct rr_snapshot *s, size_t dist,
 				      nfiles == 1 ? "" : "s", d->name, d->version));
 }
 
-/* put one file back from its object; NULL on success, else why not */
+/* a small file back from the pack into tmp; NULL on success, else why not */
+static char *unpack_to(const struct rr_snapshot *s, const struct sfile *f, const char *tmp)
+{
+	const struct packed *pk = find_packed(s, f->hash);
+	RR_AUTOFREE char *pack = s->pack ? rr_xasprintf("%s/%s", s->dir, s->pack) : NULL;
+	RR_AUTOFREE char *buf = NULL;
+	int in, out;
+	bool ok;
+
+	if (!pk || !pack)
+		return rr_xstrdup("the snapshot holds no copy of it (it already differed from its "
+				  "RECORD hash when the snapshot was taken)");
+	in = open(pack, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	buf = rr_xmalloc((size_t)pk->size + 1);
+	ok = in >= 0 && read_exact(in, buf, (size_t)pk->size, (off_t)pk->off) &&
+	     bytes_match(buf, (size_t)pk->size, f->hash);
+	if (in >= 0)
+		close(in);
+	if (!ok)
+		return rr_xstrdup("the snapshot's copy is unreadable or no longer matches its RECORD "
+				  "hash");
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT},
+				 {.tv_sec = f->mtime_ns / 1000000000, .tv_nsec = f->mtime_ns % 1000000000}};
+	ok = write_all(out, buf, (size_t)pk->size) && fchmod(out, f->mode ? f->mode : 0644) == 0;
+	if (ok && f->mtime_ns > 0)
+		futimens(out, ts); /* .pyc files check their source's mtime */
+	if (close(out))
+		ok = false;
+	if (!ok) {
+		unlink(tmp);
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	}
+	return NULL;
+}
+
+/* put one file back from its object or the pack; NULL on success, else why not */
 static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 {
 	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
@@ -1222,10 +1470,11 @@ static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 	RR_AUTOFREE char *tmp = NULL;
 	char h[44], rnd[17];
 	struct stat st;
+	bool small = f->size <= RR_SNAPSHOT_COPY_MAX;
 
-	if (lstat(obj, &st))
+	if (!small && lstat(obj, &st))
 		return rr_xstrdup("the snapshot holds no copy of it");
-	if (!hash_path(obj, h) || strcmp(h, f->hash))
+	if (!small && (!hash_path(obj, h) || strcmp(h, f->hash)))
 		return rr_xstrdup("the snapshot's copy no longer matches its RECORD hash (rewritten "
 				  "in place through the shared inode, or damaged before the snapshot)");
 	*strrchr(parent, '/') = '\0';
@@ -1233,10 +1482,13 @@ static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 		return rr_xasprintf("cannot create '%s': %s", parent, strerror(errno));
 	random_name(rnd);
 	tmp = rr_xasprintf("%s/.rr-restore.%s.tmp", parent, rnd);
-	/* small files as copies: an in-place edit of the venv's file must not reach the object */
-	if ((f->size <= RR_SNAPSHOT_COPY_MAX || link(obj, tmp)) &&
-	    !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL))
+	if (small) {
+		char *why = unpack_to(s, f, tmp);
+		if (why)
+			return why;
+	} else if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL)) {
 		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	}
 	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
 		remove_tree(AT_FDCWD, f->path); /* something made a directory of it */
 	if (rename(tmp, f->path)) {
