@@ -29,7 +29,8 @@ static void test_parse_ok(void **state)
 	(void)state;
 
 	assert_int_equal(parse("rocm-resolve-snapshot 1\nroot\t/v\nsite\t/v/site\n"
-			       "present\t/v/site/t-1.dist-info\n"
+			       "present\t/v/site/t-1.dist-info\npack\tpack-1\n"
+			       "packed\t" H43 "\t0\t22\n"
 			       "dist\tt\t1\t/v/site\t/v/site/t-1.dist-info\nmodule\tt\n"
 			       "file\t" H43 "\t22\t644\t1\t2\t3\t4\t/v/site/t/a\tb.py\n"
 			       "file\t" H43 "\t22\t644\t1\t2\t3\t-1\t/v/site/t/x.py\n"
@@ -65,6 +66,10 @@ static void test_parse_errors(void **state)
 		 "file\t" H43 "\t1\t644\t1\t2\t3\t4\trelative\n", 4},
 		{"rocm-resolve-snapshot 1\nroot\t/v\ndist\tt\t1\t/s\t/s/t.dist-info\n"
 		 "file\t" H43 "\t99999999999999999999999\t644\t1\t2\t3\t4\t/p\n", 4},
+		/* a pack entry larger than a small file can be, a pack name that is a path */
+		{"rocm-resolve-snapshot 1\nroot\t/v\npack\tpack-1\npacked\t" H43 "\t0\t2000000\n", 4},
+		{"rocm-resolve-snapshot 1\nroot\t/v\npack\t../x\n", 3},
+		{"rocm-resolve-snapshot 1\nroot\t/v\npacked\t" H43 "\t0\t1\n", 1},
 	};
 	(void)state;
 
@@ -312,12 +317,46 @@ static void test_check_repair(void **state)
 	rr_error_release(&e);
 }
 
+/* damage present when the first snapshot is taken is not kept as the good copy */
+static void test_damaged_before(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
+	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
+	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
+	const char *sites[] = {site};
+	struct rr_snapshot_dist d = {"triton", "1.0+rocm", di, site};
+	struct rr_snapshot_spec sp = {root, sites, 1, &d, 1};
+	struct rr_snapshot_stats st;
+	struct rr_snapshot *s = NULL;
+	struct rr_snapshot_result r;
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	puts_("venv/site/triton/language/core.py", "edited before\n");
+	assert_int_equal(rr_snapshot_take(store, &sp, &st, &e), RR_OK);
+	assert_int_equal(st.unverified, 1);
+	assert_int_equal(rr_snapshot_load(store, &s, &e), RR_OK);
+	/* the quick check sees an untouched inode; the full one finds it and cannot help */
+	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(r.nchanged, 0);
+	rr_snapshot_result_release(&r);
+	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR | RR_SNAPSHOT_FULL, &r, &e), RR_OK);
+	assert_int_equal(r.nchanged, 1);
+	assert_int_equal(r.nlost, 1);
+	assert_true(listed(r.lost, r.nlost, "core.py (of triton 1.0+rocm): the snapshot holds no copy"));
+	assert_true(same("venv/site/triton/language/core.py", "edited before\n", 14));
+	rr_snapshot_result_release(&r);
+	s = rr_snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test_setup_teardown(test_check_repair, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_before, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
