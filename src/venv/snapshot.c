@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -790,6 +791,25 @@ static bool path_allowed(const struct rr_snapshot *s, const char *site, const ch
 	return !strchr(path, '\n') && (under(path, s->root) || under(path, site));
 }
 
+/*
+ * may repair remove path? Lexically inside the venv or the site, and so is the directory
+ * it really lives in: a symlinked directory must not lead an unlink out of the venv
+ */
+static bool safe_to_remove(const struct rr_snapshot *s, const char *site, const char *path)
+{
+	RR_AUTOFREE char *parent = rr_xstrdup(path);
+	char real[PATH_MAX], rroot[PATH_MAX], rsite[PATH_MAX];
+	char *slash = strrchr(parent, '/');
+
+	if (!path_allowed(s, site, path) || !slash || slash == parent)
+		return false;
+	*slash = '\0';
+	if (!realpath(parent, real))
+		return false;
+	return (realpath(s->root, rroot) && (under(real, rroot) || !strcmp(real, rroot))) ||
+	       (realpath(site, rsite) && (under(real, rsite) || !strcmp(real, rsite)));
+}
+
 /* every file of a dist-info directory, recursively (licenses/ ...) */
 static void walk_dist_info(const char *dir, char ***out, size_t *n, size_t *cap)
 {
@@ -1377,7 +1397,7 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
 	read_record(it->dir, &recs, &nrecs);
 	for (size_t k = 0; k < nrecs; k++) {
 		RR_AUTOFREE char *path = normalize(it->site, recs[k].path);
-		if (under(path, it->dir) || find_file(s, path) || !path_allowed(s, it->site, path))
+		if (under(path, it->dir) || find_file(s, path) || !safe_to_remove(s, it->site, path))
 			continue; /* its own dist-info goes below; protected files are put back */
 		if (unlink(path) == 0) {
 			nfiles += !rr_str_endswith(path, ".pyc");
@@ -1410,7 +1430,7 @@ static void remove_replacement(const struct rr_snapshot *s, size_t dist,
 		return;
 	for (size_t k = 0; k < nrecs; k++) {
 		RR_AUTOFREE char *path = normalize(d->site, recs[k].path);
-		if (find_file(s, path) || !path_allowed(s, d->site, path))
+		if (find_file(s, path) || !safe_to_remove(s, d->site, path))
 			continue;
 		if (unlink(path) == 0) {
 			nfiles += !rr_str_endswith(path, ".pyc"); /* bytecode is not worth naming */

@@ -256,8 +256,16 @@ static void test_check_repair(void **state)
 	puts_("venv/site/triton/backends/nvidia/driver.py", "nvidia\n");
 	puts_("venv/site/triton_cu-3.1.dist-info/RECORD",
 	      "triton/__init__.py,,\ntriton/backends/nvidia/driver.py,,\n../../bin/evil,,\n"
+	      "linkdir/victim,,\n"
 	      "triton_cu-3.1.dist-info/RECORD,,\n");
 	puts_("bin/evil", "outside the venv: must stay\n");
+	/* a symlinked directory inside the site must not lead a removal out of the venv */
+	puts_("outside/victim", "must stay\n");
+	{
+		RR_AUTOFREE char *target = rr_xasprintf("%s/outside", tmp);
+		RR_AUTOFREE char *ln = rr_xasprintf("%s/venv/site/linkdir", tmp);
+		assert_int_equal(symlink(target, ln), 0);
+	}
 	assert_int_equal(rr_snapshot_check(s, 0, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 2);
 	assert_true(listed(r.changed, r.nchanged, "triton/__init__.py (of triton 1.0+rocm) differs"));
@@ -282,6 +290,7 @@ static void test_check_repair(void **state)
 	assert_true(exists("venv/site/pytorch_triton-9.dist-info"));
 	assert_true(exists("venv/site/six.py"));
 	assert_true(exists("bin/evil"));
+	assert_true(exists("outside/victim"));
 	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_FULL, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged + r.nintruders, 0);
 	rr_snapshot_result_release(&r);
