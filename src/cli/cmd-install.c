@@ -256,6 +256,13 @@ static void catch_signals(void)
 		sigaction(forwarded[i], &sa, NULL);
 }
 
+/* once nothing is left to clean up or finish, a signal may end us at once again */
+static void default_signals(void)
+{
+	for (size_t i = 0; i < RR_ARRAY_LEN(forwarded); i++)
+		signal(forwarded[i], SIG_DFL);
+}
+
 /* the conventional end after a signal: die of it (the shell shows 128 + its number) */
 static int die_of_signal(int sig)
 {
@@ -492,6 +499,15 @@ int cmd_install(struct rr_cli *cli)
 		status = repair_status >= 0 ? repair_status : RR_EXIT_ENV;
 		goto out;
 	}
+	/* the temporary files are done with; verify (up to a minute a stage) may be stopped */
+	unlink(plan_path);
+	have_plan = false;
+	if (have_excl)
+		unlink(excl_path);
+	have_excl = false;
+	default_signals();
+	if (got_signal)
+		goto out;
 	/* read the venv again and verify what is there now */
 	rr_session_close(&s);
 	status = rr_session_open(&s, cli, false);
