@@ -41,6 +41,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_STACK,
 	OPT_WRITE_TESTCASE,
+	OPT_REQUIRE_GPU,
 };
 
 static const struct option long_options[] = {
@@ -71,10 +72,12 @@ static const struct option long_options[] = {
 	{"pre", no_argument, NULL, OPT_PRE},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"write-testcase", required_argument, NULL, OPT_WRITE_TESTCASE},
+	{"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
 	{NULL, 0, NULL, 0},
 };
 
-static const char *const commands[] = {"plan", "check", "inspect", "verify", "install"};
+static const char *const commands[] = {"plan", "check", "inspect", "verify", "install",
+					     "restore"};
 
 void rr_cli_usage(FILE *f)
 {
@@ -83,6 +86,7 @@ void rr_cli_usage(FILE *f)
 	      "       rocm-resolve inspect [options]\n"
 	      "       rocm-resolve verify [options]\n"
 	      "       rocm-resolve install [options] INPUT... [-- INSTALLER-ARGS]\n"
+	      "       rocm-resolve restore [options]\n"
 	      "\n"
 	      "Keep the ROCm builds of torch and friends when installing a project's\n"
 	      "dependencies. INPUT is a requirements file, a pyproject.toml, a directory\n"
@@ -93,7 +97,9 @@ void rr_cli_usage(FILE *f)
 	      "  check      exit 1 if installing INPUT as written would break the ROCm stack\n"
 	      "  inspect    show the venv, its ROCm facts and the protected stack\n"
 	      "  verify     check RECORD integrity, run a GPU kernel, and let torch compute\n"
-	      "  install    plan, run uv (or pip) with the plan, then verify\n"
+	      "  install    snapshot the protected stack, run uv (or pip) with the plan, put\n"
+	      "             back what it damaged, then verify\n"
+	      "  restore    put the protected stack back from the snapshot install took\n"
 	      "\n"
 	      "options:\n"
 	      "  -h, --help                 show this help and exit\n"
@@ -127,6 +133,7 @@ void rr_cli_usage(FILE *f)
 	      "      --timeout SECONDS      time limit per network request and verify stage\n"
 	      "      --write-testcase DIR   plan/check: also write the run as a scenario that\n"
 	      "                             rr-testcase replays offline (a bug report as a test)\n"
+	      "      --require-gpu          install: fail when verify has no GPU to check on\n"
 	      "\n"
 	      "exit status: 0 ok, 1 the answer is no, 2 bad input or usage, 3 environment or\n"
 	      "index problem, 70 internal error. See rocm-resolve(1).\n",
@@ -294,6 +301,9 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 						   optarg);
 			cli->timeout_s = (int)v;
 		}
+			break;
+		case OPT_REQUIRE_GPU:
+			cli->require_gpu = true;
 			break;
 		case '?':
 		default:

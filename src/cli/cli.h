@@ -57,6 +57,7 @@ struct rr_cli {
 	const char *backend;
 	bool pre;
 	int timeout_s;
+	bool require_gpu; /* install: no GPU to verify on is an error, not a warning */
 	char **passthrough; /* install: arguments after "--" */
 	size_t npassthrough;
 };
@@ -82,5 +83,6 @@ int cmd_check(struct rr_cli *cli);
 int cmd_inspect(struct rr_cli *cli);
 int cmd_verify(struct rr_cli *cli);
 int cmd_install(struct rr_cli *cli);
+int cmd_restore(struct rr_cli *cli);
 
 #endif

@@ -29,7 +29,7 @@ static int fail_closed(const struct rr_cli *cli, int status)
 	return strcmp(cli->command, "plan") == 0 ? rr_cli_fail_closed(cli, status) : status;
 }
 
-static void print_warnings(const struct rr_cli *cli, const struct rr_plan *p)
+void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 {
 	for (size_t i = 0; i < p->nwarnings; i++)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
@@ -100,7 +100,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	int status = -1;
 
-	print_warnings(cli, plan);
+	rr_cli_plan_warnings(cli, plan);
 	/* a requirement with no safe version: the plan stays on stderr only */
 	for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
 		if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
@@ -137,7 +137,7 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 	bool breaks = rr_plan_breaks_stack(plan);
 
 	(void)res;
-	print_warnings(cli, plan);
+	rr_cli_plan_warnings(cli, plan);
 	if (cli->format == RR_FORMAT_JSON) {
 		rr_plan_format_json(plan, &out);
 		if (!rr_cli_write_stdout(out.buf, out.len)) {

@@ -17,7 +17,7 @@ static const struct {
 	int (*fn)(struct rr_cli *cli);
 } dispatch[] = {
 	{"plan", cmd_plan},	  {"check", cmd_check},	    {"inspect", cmd_inspect},
-	{"verify", cmd_verify}, {"install", cmd_install},
+	{"verify", cmd_verify}, {"install", cmd_install}, {"restore", cmd_restore},
 };
 
 int rr_cli_exit_for(rr_err code)

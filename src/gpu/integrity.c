@@ -467,17 +467,21 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 			rr_strbuf_addf(&sum, "; %zu protected distribution%s without a RECORD", nbad,
 				       nbad == 1 ? "" : "s");
 		rr_gpu_stage_set(st, RR_VERDICT_FAIL, "%s", sum.buf);
+		/* the ROCm wheels cannot be downloaded again: the snapshot is the way back */
 		if (fix.len && remove.len)
-			rr_gpu_stage_advice(st, "remove the intruder (`pip uninstall -y %s`), then "
-					    "restore the protected builds (`pip install "
-					    "--force-reinstall --no-deps %s` from the ROCm index)",
+			rr_gpu_stage_advice(st, "remove the intruder (`pip uninstall -y %s`) and put "
+					    "the protected files back: `rocm-resolve restore` does both "
+					    "from the snapshot `rocm-resolve install` takes (without one, "
+					    "reinstall %s from the wheel files they came from)",
 					    remove.buf, fix.buf);
 		else if (fix.len)
-			rr_gpu_stage_advice(st, "restore the protected builds (`pip install "
-					    "--force-reinstall --no-deps %s` from the ROCm index)",
-					    fix.buf);
+			rr_gpu_stage_advice(st, "put the protected files back with `rocm-resolve "
+					    "restore`, from the snapshot `rocm-resolve install` takes "
+					    "(without one, reinstall %s from the wheel files they came "
+					    "from)", fix.buf);
 		else
-			rr_gpu_stage_advice(st, "reinstall the protected distributions listed above");
+			rr_gpu_stage_advice(st, "put the protected files back with `rocm-resolve "
+					    "restore` (from the snapshot `rocm-resolve install` takes)");
 	} else if (!checked) {
 		rr_gpu_stage_set(st, RR_VERDICT_SKIP, "no protected distribution has a RECORD to "
 				 "check against");

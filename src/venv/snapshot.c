@@ -1,313 +1,1591 @@
 /*
- * snapshot.c - read a stack snapshot (`rocm-resolve inspect --format json`) back
- * into the struct rr_venv the live load gave where it was written.
+ * snapshot.c - keep the protected distributions' bytes before an install, put them back after.
+ * See include/rocm-resolve/snapshot.h for the store's layout and the hard-link trade-off.
  *
- * Every field the stack and the plan read is in the document; anything else in
- * it (protected, clash groups, paths of files) is a report, recomputed here from
- * the distributions with the reader's policy. Types are checked strictly: a
- * wrong one names its JSON path, so a hand-edited snapshot fails loudly rather
- * than protecting less.
+ * Manifest format (one record a line, fields separated by tabs, the path always last so that
+ * it may hold tabs; a path holding a newline is never recorded):
+ *   rocm-resolve-snapshot 1
+ *   root	<venv root>
+ *   site	<site directory>
+ *   present	<dist-info directory>          every dist-info of every site at snapshot time
+ *   dist	<name>	<version>	<site>	<dist-info directory>
+ *   module	<top-level module>              of the dist above
+ *   file	<hash>	<size>	<mode>	<dev>	<ino>	<mtime ns>	<ctime ns>	<path>
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <jansson.h>
-
-#include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/snapshot.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
-#include "rocm-resolve/venv.h"
 
-struct snap {
-	const char *path;
-	rr_error *err;
+#define MANIFEST_MAGIC "rocm-resolve-snapshot 1"
+#define MAX_RECORD (64u << 20)
+#define MAX_MANIFEST (256u << 20)
+
+struct sfile {
+	char *path;   /* absolute, normalized */
+	char hash[44]; /* urlsafe base64 sha256 */
+	uint64_t size, dev, ino;
+	int64_t mtime_ns, ctime_ns;
+	unsigned mode;
+	size_t dist;  /* index into dists */
 };
 
-static rr_err bad(const struct snap *s, const char *where, const char *expected)
+struct sdist {
+	char *name, *key, *version, *site, *dir;
+	char **mods;
+	size_t nmods;
+};
+
+/* a small file's bytes in the pack */
+struct packed {
+	char hash[44];
+	uint64_t off, size;
+};
+
+struct rr_snapshot {
+	char *dir; /* the store, or NULL when parsed from text */
+	char *pack; /* file name of the pack in dir, or NULL */
+	struct packed *packed; /* sorted by hash */
+	size_t npacked;
+	char *root;
+	char **sites;
+	size_t nsites;
+	char **present; /* sorted */
+	size_t npresent;
+	struct sdist *dists;
+	size_t ndists;
+	struct sfile *files; /* sorted by path */
+	size_t nfiles;
+};
+
+/* ---------------------------------------------------------------- small helpers */
+
+static int cmp_str(const void *a, const void *b)
 {
-	return rr_fail(s->err, RR_E_PARSE, "stack snapshot '%s': %s must be %s", s->path, where,
-		       expected);
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* a string member (or null when nullable) into *out (NULL for null or absent-and-nullable) */
-static rr_err get_str(const struct snap *s, json_t *obj, const char *key, bool nullable,
-		      const char *where, char **out)
+static int cmp_file(const void *a, const void *b)
 {
-	json_t *j = json_object_get(obj, key);
-	RR_AUTOFREE char *w = rr_xasprintf("%s%s%s", where, *where ? "." : "", key);
-
-	if (json_is_string(j)) {
-		*out = rr_xstrndup(json_string_value(j), json_string_length(j));
-		if (strlen(*out) != json_string_length(j)) {
-			*out = rr_free(*out);
-			return bad(s, w, "a string without NUL characters");
-		}
-		return RR_OK;
-	}
-	if (nullable && (!j || json_is_null(j))) {
-		*out = NULL;
-		return RR_OK;
-	}
-	return bad(s, w, nullable ? "a string or null" : "a string");
+	return strcmp(((const struct sfile *)a)->path, ((const struct sfile *)b)->path);
 }
 
-static rr_err get_bool(const struct snap *s, json_t *obj, const char *key, const char *where,
-		       bool *out)
+static int cmp_packed(const void *a, const void *b)
 {
-	json_t *j = json_object_get(obj, key);
-
-	if (!j) {
-		*out = false;
-		return RR_OK;
-	}
-	if (!json_is_boolean(j)) {
-		RR_AUTOFREE char *w = rr_xasprintf("%s.%s", where, key);
-		return bad(s, w, "true or false");
-	}
-	*out = json_is_true(j);
-	return RR_OK;
+	return strcmp(((const struct packed *)a)->hash, ((const struct packed *)b)->hash);
 }
 
-/* an array of strings (absent = empty) */
-static rr_err get_strv(const struct snap *s, json_t *obj, const char *key, const char *where,
-		       char ***out, size_t *n)
+static const struct packed *find_packed(const struct rr_snapshot *s, const char *hash)
 {
-	json_t *a = json_object_get(obj, key);
-	RR_AUTOFREE char *w = rr_xasprintf("%s%s%s", where, *where ? "." : "", key);
-	size_t i;
+	struct packed key;
 
-	*out = NULL;
-	*n = 0;
-	if (!a)
-		return RR_OK;
-	if (!json_is_array(a))
-		return bad(s, w, "an array of strings");
-	*out = rr_xcalloc(json_array_size(a) + 1, sizeof(char *));
-	for (i = 0; i < json_array_size(a); i++) {
-		json_t *e = json_array_get(a, i);
-		if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
-			return bad(s, w, "an array of strings");
-		(*out)[(*n)++] = rr_xstrdup(json_string_value(e));
-	}
-	return RR_OK;
+	snprintf(key.hash, sizeof(key.hash), "%s", hash);
+	return s->npacked ? bsearch(&key, s->packed, s->npacked, sizeof(*s->packed), cmp_packed)
+			  : NULL;
 }
 
-static int cmp_key(const void *a, const void *b)
+static bool in_sorted(char *const *v, size_t n, const char *s)
 {
-	return strcmp(((const struct rr_dist *)a)->key, ((const struct rr_dist *)b)->key);
+	return n && bsearch(&s, v, n, sizeof(*v), cmp_str);
 }
 
-static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size_t idx,
-			struct rr_dist *d)
+static const struct sfile *find_file(const struct rr_snapshot *s, const char *path)
 {
-	RR_AUTOFREE char *where = rr_xasprintf("distributions[%zu]", idx);
-	rr_error e = RR_ERROR_INIT;
-	rr_err rc;
+	struct sfile key = {.path = (char *)path};
 
-	if (!json_is_object(o))
-		return bad(s, where, "an object");
-	if ((rc = get_str(s, o, "name", false, where, &d->name)) ||
-	    (rc = get_str(s, o, "version", true, where, &d->version_text)) ||
-	    (rc = get_str(s, o, "installer", true, where, &d->installer)) ||
-	    (rc = get_str(s, o, "direct_url", true, where, &d->direct_url)) ||
-	    (rc = get_str(s, o, "problem", true, where, &d->problem)) ||
-	    (rc = get_str(s, o, "path", true, where, &d->path)) ||
-	    (rc = get_str(s, o, "site", true, where, &d->site)) ||
-	    (rc = get_str(s, o, "requires_python", true, where, &d->meta.requires_python)) ||
-	    (rc = get_bool(s, o, "editable", where, &d->editable)) ||
-	    (rc = get_bool(s, o, "egg_info", where, &d->egg_info)) ||
-	    (rc = get_bool(s, o, "bridged", where, &d->bridged)) ||
-	    (rc = get_strv(s, o, "requires_dist", where, &d->meta.requires_dist,
-			   &d->meta.nrequires_dist)) ||
-	    (rc = get_strv(s, o, "provides_extra", where, &d->meta.provides_extra,
-			   &d->meta.nprovides_extra)) ||
-	    (rc = get_strv(s, o, "top_level", where, &d->top_level, &d->ntop_level)))
-		return rc;
-	if (!rr_name_is_valid(d->name, strlen(d->name))) {
-		RR_AUTOFREE char *w = rr_xasprintf("%s.name", where);
-		return bad(s, w, "a distribution name");
-	}
-	d->key = rr_name_normalize(d->name);
-	if (!d->site)
-		d->site = rr_xstrdup(v->site_packages ? v->site_packages : v->root);
-	if (!d->path)
-		d->path = rr_xasprintf("%s/%s-%s.dist-info", d->site, d->name,
-				       d->version_text ? d->version_text : "");
-	if (!d->problem) {
-		d->meta.name = rr_xstrdup(d->name);
-		d->meta.version = d->version_text ? rr_xstrdup(d->version_text) : NULL;
-	}
-	/* the live load warned already (the snapshot keeps its warnings) */
-	if (d->version_text && !d->problem &&
-	    rr_version_parse(d->version_text, &d->version, &e) == RR_OK)
-		d->version_ok = true;
-	rr_error_release(&e);
-	return RR_OK;
+	return s->nfiles ? bsearch(&key, s->files, s->nfiles, sizeof(*s->files), cmp_file) : NULL;
 }
 
-static rr_err load_markers(const struct snap *s, struct rr_venv *v, json_t *m)
+/* lexical normalization of site + rel: "//", "/./" and "x/../" collapse */
+static char *normalize(const char *site, const char *rel)
 {
-	const char *key;
-	json_t *val;
+	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
+	RR_AUTOFREE char **parts = NULL;
+	size_t n = 0, cap = 0;
+	struct rr_strbuf out = RR_STRBUF_INIT;
+	char *save = NULL;
 
-	if (!m || json_is_null(m))
-		return RR_OK;
-	if (!json_is_object(m))
-		return bad(s, "markers", "an object");
-	json_object_foreach(m, key, val) {
-		size_t i;
-		for (i = 0; i < RR_MVAR__MAX; i++)
-			if (i != RR_MVAR_EXTRA && strcmp(rr_marker_var_to_string(i), key) == 0)
-				break;
-		/* an unknown name is a marker variable from a later PEP: kept out, not fatal */
-		if (i == RR_MVAR__MAX)
+	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
 			continue;
-		if (!json_is_string(val)) {
-			RR_AUTOFREE char *w = rr_xasprintf("markers.%s", key);
-			return bad(s, w, "a string");
+		if (!strcmp(t, "..")) {
+			if (n)
+				n--;
+			continue;
 		}
-		free(v->markers[i]);
-		v->markers[i] = rr_xstrdup(json_string_value(val));
+		RR_PUSH(parts, n, cap) = t;
 	}
-	return RR_OK;
+	for (size_t i = 0; i < n; i++)
+		rr_strbuf_addf(&out, "/%s", parts[i]);
+	if (!n)
+		rr_strbuf_addch(&out, '/');
+	return rr_strbuf_detach(&out, NULL);
 }
 
-static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
+static bool under(const char *path, const char *dir)
 {
-	json_t *schema, *torch, *platform, *dists;
-	size_t cap = 0;
-	rr_err rc;
+	size_t n = strlen(dir);
 
-	if (!json_is_object(root))
-		return rr_fail(s->err, RR_E_PARSE,
-			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
-			       "document (not a JSON object)",
-			       s->path);
-	schema = json_object_get(root, "schema");
-	if (!json_is_integer(schema) || !json_is_array(json_object_get(root, "distributions")))
-		return rr_fail(s->err, RR_E_PARSE,
-			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
-			       "document (no \"schema\" number or no \"distributions\")",
-			       s->path);
-	if (json_integer_value(schema) > RR_VENV_SNAPSHOT_SCHEMA)
-		return rr_fail(s->err, RR_E_UNSUPPORTED,
-			       "stack snapshot '%s' has schema %lld, newer than this rocm-resolve "
-			       "(%s) reads (%d): upgrade rocm-resolve, or write the snapshot with "
-			       "this version",
-			       s->path, (long long)json_integer_value(schema), RR_VERSION,
-			       RR_VENV_SNAPSHOT_SCHEMA);
-	if (json_integer_value(schema) < RR_VENV_SNAPSHOT_SCHEMA)
-		return rr_fail(s->err, RR_E_UNSUPPORTED,
-			       "stack snapshot '%s' has schema %lld, written by an older "
-			       "rocm-resolve without the installed requirements a verdict needs; "
-			       "write it again with `rocm-resolve inspect --format json` in the "
-			       "container",
-			       s->path, (long long)json_integer_value(schema));
-	if ((rc = get_str(s, root, "venv", false, "", &v->root)) ||
-	    (rc = get_str(s, root, "python", true, "", &v->python_version)) ||
-	    (rc = get_str(s, root, "home", true, "", &v->home)) ||
-	    (rc = get_str(s, root, "site_packages", true, "", &v->site_packages)) ||
-	    (rc = get_bool(s, root, "system_site_packages", "", &v->system_site_packages)) ||
-	    (rc = get_strv(s, root, "bridged_sites", "", &v->bridged_sites, &v->nbridged_sites)) ||
-	    (rc = get_str(s, root, "rocm_version", true, "", &v->rocm_version)) ||
-	    (rc = get_str(s, root, "rocm_path", true, "", &v->rocm_path)) ||
-	    (rc = get_str(s, root, "pip_constraint", true, "", &v->pip_constraint)) ||
-	    (rc = get_strv(s, root, "warnings", "", &v->warnings, &v->nwarnings)) ||
-	    (rc = load_markers(s, v, json_object_get(root, "markers"))))
-		return rc;
-	torch = json_object_get(root, "torch");
-	if (torch && !json_is_null(torch)) {
-		if (!json_is_object(torch))
-			return bad(s, "torch", "an object");
-		if ((rc = get_str(s, torch, "version", true, "torch", &v->torch_version)) ||
-		    (rc = get_str(s, torch, "hip", true, "torch", &v->torch_hip)) ||
-		    (rc = get_str(s, torch, "cuda", true, "torch", &v->torch_cuda)))
-			return rc;
-	}
-	platform = json_object_get(root, "platform");
-	if (platform && !json_is_null(platform)) {
-		if (!json_is_object(platform))
-			return bad(s, "platform", "an object");
-		if ((rc = get_str(s, platform, "machine", true, "platform", &v->machine)) ||
-		    (rc = get_str(s, platform, "glibc", true, "platform", &v->glibc)))
-			return rc;
-	}
-	dists = json_object_get(root, "distributions");
-	for (size_t i = 0; i < json_array_size(dists); i++) {
-		struct rr_dist *d = &RR_PUSH(v->dists, v->ndists, cap);
-		memset(d, 0, sizeof(*d));
-		rc = load_dist(s, v, json_array_get(dists, i), i, d);
-		if (rc)
-			return rc;
-	}
-	if (v->ndists)
-		rr_qsort(v->dists, v->ndists, sizeof(*v->dists), cmp_key);
-	for (size_t i = 1; i < v->ndists; i++)
-		if (strcmp(v->dists[i - 1].key, v->dists[i].key) == 0)
-			return rr_fail(s->err, RR_E_PARSE,
-				       "stack snapshot '%s': distribution '%s' is listed twice",
-				       s->path, v->dists[i].key);
-	return RR_OK;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && path[n] == '/';
 }
 
-rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
-			      struct rr_venv **ret, rr_error *err)
+static const char *rel_to(const char *path, const char *site)
 {
-	struct snap s = {.path = origin ? origin : "-", .err = err};
-	struct rr_venv *v;
-	json_error_t je;
-	json_t *root;
-	rr_err rc;
-
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return rr_fail_at(err, RR_E_PARSE, s.path, (unsigned)je.line, (unsigned)je.column,
-				  NULL, "stack snapshot is not valid JSON: %s", je.text);
-	v = rr_xcalloc(1, sizeof(*v));
-	rc = load_doc(&s, root, v);
-	json_decref(root);
-	if (rc) {
-		rr_venv_free(v);
-		return rc;
-	}
-	v->snapshot = rr_xstrdup(s.path);
-	*ret = v;
-	return RR_OK;
+	return under(path, site) ? path + strlen(site) + (site[strlen(site) - 1] != '/') : path;
 }
 
-rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err)
+/* open a regular file for reading without following a link or blocking on a FIFO */
+static int open_regular(const char *path, struct stat *st)
 {
-	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
-	FILE *f;
-	size_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
-	f = fopen(path, "rb");
-	if (!f)
-		return rr_fail(err, RR_E_IO, "cannot open stack snapshot '%s': %s", path,
-			       strerror(errno));
-	for (;;) {
-		rr_strbuf_grow(&buf, 65536);
-		n = fread(buf.buf + buf.len, 1, buf.alloc - buf.len - 1, f);
-		rr_strbuf_setlen(&buf, buf.len + n);
-		if (buf.len > RR_VENV_MAX_SNAPSHOT) {
-			fclose(f);
-			return rr_fail(err, RR_E_LIMIT,
-				       "stack snapshot '%s' is larger than the limit of %u bytes", path,
-				       RR_VENV_MAX_SNAPSHOT);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+static bool read_small(const char *path, size_t max, struct rr_strbuf *sb)
+{
+	struct stat st;
+	char buf[65536];
+	ssize_t r;
+	int fd = open_regular(path, &st);
+
+	if (fd < 0)
+		return false;
+	rr_strbuf_reset(sb);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || sb->len + (size_t)r > max) {
+			close(fd);
+			return false;
 		}
-		if (n == 0)
+		rr_strbuf_add(sb, buf, (size_t)r);
+	}
+	close(fd);
+	return true;
+}
+
+/* sha256 of a regular file as RECORD writes it; false when it cannot be read */
+static bool hash_path(const char *path, char out[44])
+{
+	unsigned char buf[65536], digest[32];
+	struct rr_sha256 h;
+	struct stat st;
+	ssize_t r;
+	int fd = open_regular(path, &st);
+
+	if (fd < 0)
+		return false;
+	rr_sha256_init(&h);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			close(fd);
+			return false;
+		}
+		rr_sha256_update(&h, buf, (size_t)r);
+	}
+	close(fd);
+	rr_sha256_final(&h, digest);
+	rr_sha256_digest_to_b64url(digest, out);
+	return true;
+}
+
+static bool valid_hash(const char *h)
+{
+	size_t n = strlen(h);
+
+	return n == 43 && strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == n;
+}
+
+/* a random suffix for temporary names: unpredictable, so nobody can plant a link there */
+static void random_name(char out[17])
+{
+	unsigned char b[8] = {0};
+	static const char hex[] = "0123456789abcdef";
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)out;
+		memcpy(b, &x, sizeof(b));
+	}
+	for (size_t i = 0; i < 8; i++) {
+		out[2 * i] = hex[b[i] >> 4];
+		out[2 * i + 1] = hex[b[i] & 15];
+	}
+	out[16] = '\0';
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
+}
+
+/* copy src to a new file dst (O_EXCL|O_NOFOLLOW); removes dst on failure */
+static bool copy_file(const char *src, const char *dst, mode_t mode, unsigned long long *bytes)
+{
+	char buf[65536];
+	struct stat st;
+	ssize_t r;
+	int in = open_regular(src, &st);
+	int out;
+	bool ok = true;
+
+	if (in < 0)
+		return false;
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+	if (out < 0) {
+		close(in);
+		return false;
+	}
+	while (ok && (r = read(in, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ok = false;
+			break;
+		}
+		for (ssize_t off = 0; off < r;) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				ok = false;
+				break;
+			}
+			off += w;
+		}
+		if (bytes && ok)
+			*bytes += (unsigned long long)r;
+	}
+	if (ok) {
+		/* keep the mode (umask aside) and the mtime: .pyc files check their source's mtime */
+		struct timespec ts[2] = {st.st_atim, st.st_mtim};
+		ok = fchmod(out, mode & 07777) == 0 && futimens(out, ts) == 0;
+	}
+	if (close(out) && ok)
+		ok = false;
+	close(in);
+	if (!ok)
+		unlink(dst);
+	return ok;
+}
+
+/* remove a directory tree without following links; best effort */
+static void remove_tree(int parent, const char *name)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d;
+	struct dirent *de;
+
+	if (fd < 0) {
+		unlinkat(parent, name, 0);
+		return;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(fd, de->d_name, 0) && (errno == EISDIR || errno == EPERM))
+			remove_tree(fd, de->d_name);
+	}
+	closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* rmdir each now-empty parent of path up to (not including) stop */
+static void prune_parents(const char *path, const char *stop)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+	char *slash;
+
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = '\0';
+		if (!under(p, stop) && strcmp(p, stop))
+			break;
+		if (!strcmp(p, stop))
+			break;
+		/* __pycache__ left behind by the intruder's imports is not worth keeping a dir for */
+		RR_AUTOFREE char *pyc = rr_xasprintf("%s/__pycache__", p);
+		struct stat st;
+		if (!lstat(pyc, &st) && S_ISDIR(st.st_mode)) {
+			DIR *d = opendir(p);
+			size_t n = 0;
+			struct dirent *de;
+			while (d && (de = readdir(d)))
+				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+					n++;
+			if (d)
+				closedir(d);
+			if (n == 1)
+				remove_tree(AT_FDCWD, pyc);
+		}
+		if (rmdir(p))
 			break;
 	}
-	if (ferror(f)) {
-		int e = errno;
-		fclose(f);
-		return rr_fail(err, RR_E_IO, "cannot read stack snapshot '%s': %s", path,
-			       strerror(e));
+}
+
+/* ---------------------------------------------------------------- RECORD */
+
+/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
+static char *csv_field(const char **p)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	const char *s = *p;
+
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"') {
+				rr_strbuf_addch(&sb, '"');
+				s++;
+			} else if (*s == '"') {
+				s++;
+				break;
+			} else {
+				rr_strbuf_addch(&sb, *s);
+			}
+		}
+		while (*s && *s != ',' && *s != '\n')
+			s++;
+	} else {
+		size_t len = strcspn(s, ",\r\n");
+		rr_strbuf_add(&sb, s, len);
+		s += len;
 	}
-	fclose(f);
-	return rr_venv_parse_snapshot(buf.buf, buf.len, path, ret, err);
+	if (*s == ',')
+		s++;
+	*p = s;
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+struct rec {
+	char *path; /* as written, relative to the site */
+	char *hash; /* urlsafe b64 of a sha256= entry, or "" */
+};
+
+static void recs_free(struct rec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].hash);
+	}
+	free(v);
+}
+
+/* the entries of <dir>/RECORD; false when there is none */
+static bool read_record(const char *dir, struct rec **ret, size_t *nret)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTOFREE char *path = rr_xasprintf("%s/RECORD", dir);
+	struct rec *v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!read_small(path, MAX_RECORD, &sb))
+		return false;
+	for (const char *p = sb.buf; p && *p;) {
+		char *f = csv_field(&p);
+		char *h = *p && *p != '\n' && *p != '\r' ? csv_field(&p) : rr_xstrdup("");
+
+		while (*p && *p != '\n')
+			p++;
+		if (*p == '\n')
+			p++;
+		if (!f[0]) {
+			free(f);
+			free(h);
+			continue;
+		}
+		struct rec *r = &RR_PUSH(v, n, cap);
+		r->path = f;
+		if (rr_str_startswith(h, "sha256=") && valid_hash(h + 7)) {
+			r->hash = rr_xstrdup(h + 7);
+			free(h);
+		} else {
+			r->hash = h;
+			r->hash[0] = '\0';
+		}
+	}
+	*ret = v;
+	*nret = n;
+	return true;
+}
+
+/* top-level module of a RECORD path, or NULL for metadata, scripts and namespace dirs */
+static char *module_of(const char *rel)
+{
+	size_t len = strcspn(rel, "/");
+	RR_AUTOFREE char *first = rr_xstrndup(rel, len);
+
+	if (!len || !strcmp(first, "..") || !strcmp(first, ".") || !strcmp(first, "__pycache__") ||
+	    rr_str_endswith(first, ".dist-info") || rr_str_endswith(first, ".data") ||
+	    rr_str_endswith(first, ".egg-info") || rr_str_endswith(first, ".pth"))
+		return NULL;
+	if (rel[len] == '/') /* a package: only with an __init__ (a namespace dir is shared) */
+		return !strcmp(rel + len, "/__init__.py") ? RR_STEAL(first) : NULL;
+	if (rr_str_endswith(first, ".py") || rr_str_endswith(first, ".so")) {
+		*strchr(first, '.') = '\0'; /* "_foo.cpython-312-x86_64-linux-gnu.so" -> "_foo" */
+		return first[0] ? RR_STEAL(first) : NULL;
+	}
+	return NULL;
+}
+
+static void add_unique(char ***v, size_t *n, size_t *cap, char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s)) {
+			free(s);
+			return;
+		}
+	RR_PUSH(*v, *n, *cap) = s;
+}
+
+/* "triton-3.5.1+rocm7.dist-info" -> name "triton", version "3.5.1+rocm7" */
+static void split_dist_info(const char *base, char **name, char **version)
+{
+	size_t stem = strlen(base);
+	const char *dash;
+
+	if (rr_str_endswith(base, ".dist-info"))
+		stem -= strlen(".dist-info");
+	dash = memchr(base, '-', stem);
+	*name = rr_xstrndup(base, dash ? (size_t)(dash - base) : stem);
+	*version = dash ? rr_xstrndup(dash + 1, stem - (size_t)(dash - base) - 1) : rr_xstrdup("");
+}
+
+/* ---------------------------------------------------------------- the snapshot value */
+
+struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->nsites; i++)
+		free(s->sites[i]);
+	for (size_t i = 0; i < s->npresent; i++)
+		free(s->present[i]);
+	for (size_t i = 0; i < s->ndists; i++) {
+		struct sdist *d = &s->dists[i];
+		free(d->name);
+		free(d->key);
+		free(d->version);
+		free(d->site);
+		free(d->dir);
+		for (size_t k = 0; k < d->nmods; k++)
+			free(d->mods[k]);
+		free(d->mods);
+	}
+	for (size_t i = 0; i < s->nfiles; i++)
+		free(s->files[i].path);
+	free(s->sites);
+	free(s->present);
+	free(s->dists);
+	free(s->files);
+	free(s->root);
+	free(s->dir);
+	free(s->pack);
+	free(s->packed);
+	free(s);
+	return NULL;
+}
+
+const char *rr_snapshot_venv_root(const struct rr_snapshot *s)
+{
+	return s->root;
+}
+
+size_t rr_snapshot_nfiles(const struct rr_snapshot *s)
+{
+	return s->nfiles;
+}
+
+size_t rr_snapshot_ndists(const struct rr_snapshot *s)
+{
+	return s->ndists;
+}
+
+char *rr_snapshot_dir(const char *cache_root, const char *venv_root)
+{
+	char hex[65];
+
+	rr_sha256_hex(venv_root, strlen(venv_root), hex);
+	hex[16] = '\0';
+	return rr_xasprintf("%s/snapshots/%s", cache_root, hex);
+}
+
+static void format_manifest(const struct rr_snapshot *s, struct rr_strbuf *out)
+{
+	rr_strbuf_adds(out, MANIFEST_MAGIC "\n");
+	rr_strbuf_addf(out, "root\t%s\n", s->root);
+	for (size_t i = 0; i < s->nsites; i++)
+		rr_strbuf_addf(out, "site\t%s\n", s->sites[i]);
+	for (size_t i = 0; i < s->npresent; i++)
+		rr_strbuf_addf(out, "present\t%s\n", s->present[i]);
+	if (s->pack)
+		rr_strbuf_addf(out, "pack\t%s\n", s->pack);
+	for (size_t i = 0; i < s->npacked; i++)
+		rr_strbuf_addf(out, "packed\t%s\t%" PRIu64 "\t%" PRIu64 "\n", s->packed[i].hash,
+			       s->packed[i].off, s->packed[i].size);
+	for (size_t i = 0; i < s->ndists; i++) {
+		const struct sdist *d = &s->dists[i];
+		rr_strbuf_addf(out, "dist\t%s\t%s\t%s\t%s\n", d->name, d->version, d->site, d->dir);
+		for (size_t k = 0; k < d->nmods; k++)
+			rr_strbuf_addf(out, "module\t%s\n", d->mods[k]);
+		for (size_t k = 0; k < s->nfiles; k++) {
+			const struct sfile *f = &s->files[k];
+			if (f->dist != i)
+				continue;
+			rr_strbuf_addf(out, "file\t%s\t%" PRIu64 "\t%o\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
+				       "\t%" PRId64 "\t%s\n",
+				       f->hash, f->size, f->mode, f->dev, f->ino, f->mtime_ns, f->ctime_ns,
+				       f->path);
+		}
+	}
+}
+
+/* the next tab-separated field of line (NUL-terminated in place); NULL when none is left */
+static char *next_field(char **line, bool last)
+{
+	char *s = *line, *tab;
+
+	if (!s)
+		return NULL;
+	if (last) {
+		*line = NULL;
+		return s;
+	}
+	tab = strchr(s, '\t');
+	if (tab) {
+		*tab = '\0';
+		*line = tab + 1;
+	} else {
+		*line = NULL;
+	}
+	return s;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	return rr_parse_u64(s, strlen(s), v);
+}
+
+static bool parse_i64(const char *s, int64_t *v)
+{
+	uint64_t u;
+	bool neg = *s == '-';
+
+	if (!parse_u64(s + neg, &u) || u > (uint64_t)INT64_MAX)
+		return false;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return true;
+}
+
+rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct rr_snapshot **ret,
+			 rr_error *err)
+{
+	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
+	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0, kcap = 0;
+	unsigned lineno = 0;
+	char *save = NULL;
+	rr_err rc = RR_OK;
+
+	if (memchr(text, '\0', len) || strncmp(buf, MANIFEST_MAGIC "\n", strlen(MANIFEST_MAGIC) + 1)) {
+		rr_snapshot_free(s);
+		return rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "not a rocm-resolve snapshot "
+				  "manifest (expected '%s')", MANIFEST_MAGIC);
+	}
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *rest = line;
+		char *kind = next_field(&rest, false);
+		lineno++;
+		if (lineno == 1)
+			continue;
+		if (!strcmp(kind, "root") && rest && !s->root) {
+			s->root = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "site") && rest) {
+			RR_PUSH(s->sites, s->nsites, scap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "present") && rest) {
+			RR_PUSH(s->present, s->npresent, pcap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "pack") && rest && !s->pack && rest[0] && rest[0] != '.' &&
+			   !strchr(rest, '/')) {
+			s->pack = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "packed")) {
+			char *h = next_field(&rest, false), *o = next_field(&rest, false);
+			char *z = next_field(&rest, true);
+			struct packed pk = {0};
+			if (!h || !o || !z || !valid_hash(h) || !parse_u64(o, &pk.off) ||
+			    !parse_u64(z, &pk.size) || pk.size > RR_SNAPSHOT_COPY_MAX) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL,
+						"malformed packed line");
+				break;
+			}
+			memcpy(pk.hash, h, 44);
+			RR_PUSH(s->packed, s->npacked, kcap) = pk;
+		} else if (!strcmp(kind, "dist")) {
+			char *n = next_field(&rest, false), *v = next_field(&rest, false);
+			char *site = next_field(&rest, false), *dir = next_field(&rest, true);
+			if (!n || !v || !site || !dir || site[0] != '/' || dir[0] != '/' || !n[0]) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed dist line");
+				break;
+			}
+			struct sdist *d = &RR_PUSH(s->dists, s->ndists, dcap);
+			memset(d, 0, sizeof(*d));
+			d->name = rr_xstrdup(n);
+			d->key = rr_name_normalize(n);
+			d->version = rr_xstrdup(v);
+			d->site = rr_xstrdup(site);
+			d->dir = rr_xstrdup(dir);
+			mcap = 0;
+		} else if (!strcmp(kind, "module") && rest && s->ndists) {
+			struct sdist *d = &s->dists[s->ndists - 1];
+			RR_PUSH(d->mods, d->nmods, mcap) = rr_xstrdup(rest);
+		} else if (!strcmp(kind, "file") && s->ndists) {
+			char *f[8];
+			struct sfile sf = {0};
+			uint64_t mode = 0;
+			bool ok = true;
+			for (size_t i = 0; i < 8; i++)
+				ok = ok && (f[i] = next_field(&rest, i == 7)) != NULL;
+			ok = ok && valid_hash(f[0]) && parse_u64(f[1], &sf.size) && f[2][0] &&
+			     strspn(f[2], "01234567") == strlen(f[2]) && strlen(f[2]) <= 7 &&
+			     parse_u64(f[3], &sf.dev) && parse_u64(f[4], &sf.ino) &&
+			     parse_i64(f[5], &sf.mtime_ns) && parse_i64(f[6], &sf.ctime_ns) &&
+			     f[7][0] == '/';
+			if (ok)
+				mode = strtoull(f[2], NULL, 8);
+			if (!ok) {
+				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed file line");
+				break;
+			}
+			memcpy(sf.hash, f[0], 44);
+			sf.mode = (unsigned)mode;
+			sf.dist = s->ndists - 1;
+			sf.path = rr_xstrdup(f[7]);
+			RR_PUSH(s->files, s->nfiles, fcap) = sf;
+		} else {
+			rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "unexpected '%s' line",
+					kind);
+			break;
+		}
+	}
+	if (!rc && (!s->root || s->root[0] != '/'))
+		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "no venv root in the manifest");
+	if (rc) {
+		rr_snapshot_free(s);
+		return rc;
+	}
+	if (!rc && s->npacked && !s->pack)
+		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "packed files but no pack");
+	if (rc) {
+		rr_snapshot_free(s);
+		return rc;
+	}
+	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
+	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	/* a path listed twice (two dists, or a hand-edited manifest): keep the first */
+	size_t w = 0;
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (w && !strcmp(s->files[w - 1].path, s->files[i].path)) {
+			free(s->files[i].path);
+			continue;
+		}
+		s->files[w++] = s->files[i];
+	}
+	s->nfiles = w;
+	*ret = s;
+	return RR_OK;
+}
+
+rr_err rr_snapshot_load(const char *dir, struct rr_snapshot **ret, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	struct rr_snapshot *s;
+	struct stat st;
+	rr_err rc;
+
+	if (lstat(path, &st) && errno == ENOENT)
+		return rr_fail(err, RR_E_NOTFOUND, "no snapshot in '%s'", dir);
+	if (!read_small(path, MAX_MANIFEST, &sb))
+		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path,
+			       errno ? strerror(errno) : "too large");
+	rc = rr_snapshot_parse(sb.buf ? sb.buf : "", sb.len, path, &s, err);
+	if (rc)
+		return rc;
+	s->dir = rr_xstrdup(dir);
+	*ret = s;
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- taking one */
+
+static int lock_store(const char *dir, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			rr_fail(err, RR_E_IO, "cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+static void add_file(struct rr_snapshot *s, size_t *fcap, size_t dist, char *path, const char *hash)
+{
+	struct sfile *f = &RR_PUSH(s->files, s->nfiles, *fcap);
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->dist = dist;
+	snprintf(f->hash, sizeof(f->hash), "%s", hash);
+}
+
+static bool path_allowed(const struct rr_snapshot *s, const char *site, const char *path)
+{
+	return !strchr(path, '\n') && (under(path, s->root) || under(path, site));
+}
+
+/*
+ * may repair remove path? Lexically inside the venv or the site, and so is the directory
+ * it really lives in: a symlinked directory must not lead an unlink out of the venv
+ */
+static bool safe_to_remove(const struct rr_snapshot *s, const char *site, const char *path)
+{
+	RR_AUTOFREE char *parent = rr_xstrdup(path);
+	char real[PATH_MAX], rroot[PATH_MAX], rsite[PATH_MAX];
+	char *slash = strrchr(parent, '/');
+
+	if (!path_allowed(s, site, path) || !slash || slash == parent)
+		return false;
+	*slash = '\0';
+	if (!realpath(parent, real))
+		return false;
+	return (realpath(s->root, rroot) && (under(real, rroot) || !strcmp(real, rroot))) ||
+	       (realpath(site, rsite) && (under(real, rsite) || !strcmp(real, rsite)));
+}
+
+/* every file of a dist-info directory, recursively (licenses/ ...) */
+static void walk_dist_info(const char *dir, char ***out, size_t *n, size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = rr_xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(p, &st)) {
+			free(p);
+		} else if (S_ISDIR(st.st_mode)) {
+			walk_dist_info(p, out, n, cap);
+			free(p);
+		} else if (S_ISREG(st.st_mode)) {
+			RR_PUSH(*out, *n, *cap) = p;
+		} else {
+			free(p);
+		}
+	}
+	closedir(d);
+}
+
+static void list_present(struct rr_snapshot *s)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < s->nsites; i++) {
+		DIR *d = opendir(s->sites[i]);
+		struct dirent *de;
+		if (!d)
+			continue;
+		while ((de = readdir(d)))
+			if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
+				RR_PUSH(s->present, s->npresent, cap) =
+					normalize(s->sites[i], de->d_name);
+		closedir(d);
+	}
+	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+}
+
+/* the manifest for spec, with hashes (RECORD's, or computed) but no stat fields yet */
+static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
+				   struct rr_snapshot_stats *st)
+{
+	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	size_t scap = 0, dcap = 0, fcap = 0;
+
+	s->root = normalize("/", spec->venv_root);
+	for (size_t i = 0; i < spec->nsites; i++)
+		RR_PUSH(s->sites, s->nsites, scap) = normalize("/", spec->sites[i]);
+	list_present(s);
+	for (size_t i = 0; i < spec->ndists; i++) {
+		const struct rr_snapshot_dist *sd = &spec->dists[i];
+		struct rec *recs = NULL;
+		size_t nrecs = 0, mcap = 0, nextra = 0, xcap = 0;
+		char **extra = NULL;
+
+		if (!sd->dist_info_dir || !sd->site || !rr_str_endswith(sd->dist_info_dir, ".dist-info"))
+			continue; /* an egg-info or a system package: no RECORD to keep it by */
+		struct sdist *d = &RR_PUSH(s->dists, s->ndists, dcap);
+		memset(d, 0, sizeof(*d));
+		d->name = rr_xstrdup(sd->name);
+		d->key = rr_name_normalize(sd->name);
+		d->version = rr_xstrdup(sd->version ? sd->version : "");
+		d->site = normalize("/", sd->site);
+		d->dir = normalize(d->site, sd->dist_info_dir);
+		/* names and versions go on tab-separated lines */
+		for (char *p = d->name; *p; p++)
+			if (*p == '\t' || *p == '\n')
+				*p = '_';
+		for (char *p = d->version; *p; p++)
+			if (*p == '\t' || *p == '\n')
+				*p = '_';
+		if (strchr(d->site, '\n') || strchr(d->site, '\t') || strchr(d->dir, '\n')) {
+			st->skipped++;
+			continue;
+		}
+		st->dists++;
+		read_record(d->dir, &recs, &nrecs);
+		for (size_t k = 0; k < nrecs; k++) {
+			char *m = module_of(recs[k].path);
+			char *path;
+			char h[44];
+			if (m)
+				add_unique(&d->mods, &d->nmods, &mcap, m);
+			if (rr_str_endswith(recs[k].path, ".pyc"))
+				continue;
+			path = normalize(d->site, recs[k].path);
+			if (!path_allowed(s, d->site, path)) {
+				st->skipped++;
+				free(path);
+				continue;
+			}
+			if (recs[k].hash[0]) {
+				add_file(s, &fcap, s->ndists - 1, path, recs[k].hash);
+			} else if (hash_path(path, h)) {
+				st->hashed++;
+				add_file(s, &fcap, s->ndists - 1, path, h);
+			} else {
+				free(path); /* listed without a hash and not there: nothing to keep */
+			}
+		}
+		recs_free(recs, nrecs);
+		/* the dist-info's own files (RECORD itself, anything RECORD omits) */
+		walk_dist_info(d->dir, &extra, &nextra, &xcap);
+		for (size_t k = 0; k < nextra; k++) {
+			char h[44];
+			bool listed = false;
+			for (size_t f = 0; f < s->nfiles && !listed; f++)
+				listed = s->files[f].dist == s->ndists - 1 &&
+					 !strcmp(s->files[f].path, extra[k]);
+			if (!listed && !strchr(extra[k], '\n') && hash_path(extra[k], h)) {
+				st->hashed++;
+				add_file(s, &fcap, s->ndists - 1, RR_STEAL(extra[k]), h);
+			}
+			free(extra[k]);
+		}
+		free(extra);
+		rr_qsort(d->mods, d->nmods, sizeof(*d->mods), cmp_str);
+	}
+	return s;
+}
+
+static bool write_manifest(const char *dir, const struct rr_snapshot *s, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	char rnd[17];
+	RR_AUTOFREE char *tmp = NULL;
+	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
+	int fd;
+	bool ok = true;
+
+	format_manifest(s, &text);
+	random_name(rnd);
+	tmp = rr_xasprintf("%s/.manifest.%s.tmp", dir, rnd);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		return false;
+	}
+	for (size_t off = 0; ok && off < text.len;) {
+		ssize_t w = write(fd, text.buf + off, text.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		if (ok)
+			off += (size_t)w;
+	}
+	ok = ok && fsync(fd) == 0;
+	if (close(fd))
+		ok = false;
+	if (!ok || rename(tmp, path)) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	return true;
+}
+
+/* objects no big file of s refers to (an older snapshot's); packs other than s->pack */
+static void prune_store(const char *dir, const char *objdir, const struct rr_snapshot *s)
+{
+	DIR *d = opendir(objdir);
+	struct dirent *de;
+	char **keep = rr_xcalloc(s->nfiles + 1, sizeof(*keep));
+	size_t nkeep = 0;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].size > RR_SNAPSHOT_COPY_MAX)
+			keep[nkeep++] = (char *)s->files[i].hash;
+	rr_qsort(keep, nkeep, sizeof(*keep), cmp_str);
+	while (d && (de = readdir(d))) {
+		const char *n = de->d_name;
+		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
+			continue;
+		if (!in_sorted(keep, nkeep, n))
+			unlinkat(dirfd(d), n, 0);
+	}
+	if (d)
+		closedir(d);
+	free(keep);
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (rr_str_startswith(de->d_name, "pack-") && (!s->pack || strcmp(de->d_name, s->pack)))
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
+/* read exactly len bytes at off (pread) or the whole of a small regular file (off == -1) */
+static bool read_exact(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = off >= 0 ? pread(fd, (char *)buf + got, len - got, off + (off_t)got)
+				     : read(fd, (char *)buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+static bool bytes_match(const void *buf, size_t len, const char *hash)
+{
+	unsigned char d[32];
+	char b64[44];
+	struct rr_sha256 h;
+
+	rr_sha256_init(&h);
+	rr_sha256_update(&h, buf, len);
+	rr_sha256_final(&h, d);
+	rr_sha256_digest_to_b64url(d, b64);
+	return !strcmp(b64, hash);
+}
+
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, (const char *)buf + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		off += (size_t)w;
+	}
+	return true;
+}
+
+static int cmp_file_hash(const void *a, const void *b)
+{
+	const struct sfile *x = *(const struct sfile *const *)a, *y = *(const struct sfile *const *)b;
+
+	return strcmp(x->hash, y->hash);
+}
+
+/*
+ * the small files into one new pack: a file each would cost an inode each (~0.3 ms on ext4,
+ * 15k of them in torch), one sequential file costs nearly nothing. Only bytes that match
+ * their hash go in: from the previous pack when it holds them, else from the venv's file,
+ * so damage present when the snapshot is taken is never kept as the good copy
+ */
+static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr_snapshot *s,
+		       struct rr_snapshot_stats *st, rr_error *err)
+{
+	const struct sfile **small = rr_xcalloc(s->nfiles + 1, sizeof(*small));
+	size_t nsmall = 0, kcap = 0;
+	char rnd[17];
+	RR_AUTOFREE char *tmp = NULL;
+	RR_AUTOFREE char *final = NULL;
+	RR_AUTOFREE char *oldpath = old && old->pack ? rr_xasprintf("%s/%s", dir, old->pack) : NULL;
+	RR_AUTOFREE char *buf = rr_xmalloc(RR_SNAPSHOT_COPY_MAX + 1);
+	int oldfd = oldpath ? open(oldpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	int fd;
+	uint64_t off = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].ctime_ns != -1 && s->files[i].size <= RR_SNAPSHOT_COPY_MAX)
+			small[nsmall++] = &s->files[i];
+	rr_qsort(small, nsmall, sizeof(*small), cmp_file_hash);
+	random_name(rnd);
+	s->pack = rr_xasprintf("pack-%s", rnd);
+	final = rr_xasprintf("%s/%s", dir, s->pack);
+	tmp = rr_xasprintf("%s/.%s.tmp", dir, s->pack);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(small);
+		if (oldfd >= 0)
+			close(oldfd);
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+		return false;
+	}
+	for (size_t i = 0; ok && i < nsmall; i++) {
+		const struct sfile *f = small[i];
+		const struct packed *pk = old ? find_packed(old, f->hash) : NULL;
+		size_t len = 0;
+		bool have = false, from_old = false;
+
+		if (i && !strcmp(small[i - 1]->hash, f->hash))
+			continue; /* the same content twice: once in the pack */
+		if (pk && oldfd >= 0 && read_exact(oldfd, buf, (size_t)pk->size, (off_t)pk->off) &&
+		    bytes_match(buf, (size_t)pk->size, f->hash)) {
+			len = (size_t)pk->size;
+			have = from_old = true;
+			st->reused++;
+		}
+		/* the files with this content, until one matches its hash */
+		for (size_t k = i; !have && k < nsmall && !strcmp(small[k]->hash, f->hash); k++) {
+			struct stat fst;
+			int in = open_regular(small[k]->path, &fst);
+			if (in < 0)
+				continue;
+			len = (size_t)fst.st_size;
+			have = len <= RR_SNAPSHOT_COPY_MAX && read_exact(in, buf, len, -1) &&
+			       bytes_match(buf, len, f->hash);
+			close(in);
+		}
+		if (!have) {
+			st->unverified++;
+			continue;
+		}
+		if (!from_old)
+			st->packed++;
+		ok = write_all(fd, buf, len);
+		struct packed *np = &RR_PUSH(s->packed, s->npacked, kcap);
+		snprintf(np->hash, sizeof(np->hash), "%s", f->hash);
+		np->off = off;
+		np->size = len;
+		off += len;
+		st->bytes_packed += len;
+	}
+	free(small);
+	if (oldfd >= 0)
+		close(oldfd);
+	ok = ok && fsync(fd) == 0;
+	if (close(fd))
+		ok = false;
+	if (!ok || rename(tmp, final)) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", final, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
+	return true;
+}
+
+rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
+			struct rr_snapshot_stats *stats, rr_error *err)
+{
+	struct rr_snapshot_stats st = {0};
+	RR_AUTOFREE char *objdir = rr_xasprintf("%s/objects", dir);
+	struct rr_snapshot *s, *old = NULL;
+	rr_error ignored = RR_ERROR_INIT;
+	int lock;
+	bool ok = true;
+
+	if (!spec->venv_root || spec->venv_root[0] != '/')
+		return rr_fail(err, RR_E_USAGE, "snapshot: the venv root must be absolute");
+	if (mkdir_p(objdir, 0700))
+		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", objdir, strerror(errno));
+	lock = lock_store(dir, err);
+	if (lock < 0)
+		return err->code;
+	/* the previous snapshot's pack, to take verified small files from */
+	if (rr_snapshot_load(dir, &old, &ignored))
+		rr_error_release(&ignored);
+	s = collect(spec, &st);
+	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	for (size_t i = 0; ok && i < s->nfiles; i++) {
+		struct sfile *f = &s->files[i];
+		RR_AUTOFREE char *obj = rr_xasprintf("%s/%s", objdir, f->hash);
+		struct stat fs, os;
+
+		if (lstat(f->path, &fs) || !S_ISREG(fs.st_mode)) {
+			/* listed but not there (already damaged): check names it, nothing to keep */
+			f->ino = 0;
+			f->dev = 0;
+			f->ctime_ns = -1;
+			continue;
+		}
+		if ((uint64_t)fs.st_size <= RR_SNAPSHOT_COPY_MAX) {
+			/* small: into the pack below */
+		} else if (lstat(obj, &os) == 0 && os.st_size == fs.st_size) {
+			st.reused++;
+		} else if (unlink(obj), link(f->path, obj) == 0) {
+			st.linked++;
+		} else {
+			/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
+			char rnd[17];
+			random_name(rnd);
+			RR_AUTOFREE char *tmp = rr_xasprintf("%s/.copy.%s.tmp", objdir, rnd);
+			if (copy_file(f->path, tmp, fs.st_mode, &st.bytes_copied) && !rename(tmp, obj)) {
+				st.copied++;
+			} else {
+				unlink(tmp);
+				rr_fail(err, RR_E_IO, "cannot keep a copy of '%s' in '%s': %s", f->path,
+					objdir, strerror(errno));
+				ok = false;
+			}
+		}
+		/* the stat after link(): linking changes the inode's ctime */
+		if (lstat(f->path, &fs) == 0) {
+			f->size = (uint64_t)fs.st_size;
+			f->mode = fs.st_mode & 07777;
+			f->dev = (uint64_t)fs.st_dev;
+			f->ino = (uint64_t)fs.st_ino;
+			f->mtime_ns = (int64_t)fs.st_mtim.tv_sec * 1000000000 + fs.st_mtim.tv_nsec;
+			f->ctime_ns = (int64_t)fs.st_ctim.tv_sec * 1000000000 + fs.st_ctim.tv_nsec;
+		}
+	}
+	st.files = s->nfiles;
+	if (ok)
+		ok = write_pack(dir, old, s, &st, err);
+	if (ok)
+		ok = write_manifest(dir, s, err);
+	if (ok)
+		prune_store(dir, objdir, s);
+	rr_snapshot_free(old);
+	rr_snapshot_free(s);
+	close(lock);
+	if (!ok)
+		return err->code;
+	if (stats)
+		*stats = st;
+	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- checking and repairing */
+
+void rr_snapshot_result_release(struct rr_snapshot_result *r)
+{
+	char **lists[] = {r->changed, r->intruders, r->restored, r->removed, r->lost};
+	size_t ns[] = {r->nchanged, r->nintruders, r->nrestored, r->nremoved, r->nlost};
+
+	for (size_t l = 0; l < RR_ARRAY_LEN(lists); l++) {
+		for (size_t i = 0; i < ns[l]; i++)
+			free(lists[l][i]);
+		free(lists[l]);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+static void push_msg(char ***v, size_t *n, char *msg)
+{
+	*v = rr_xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = msg;
+}
+
+enum fstate { F_SAME, F_DIFFERS, F_MISSING, F_NOTREG };
+
+static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
+{
+	struct stat st;
+	char h[44];
+
+	if (lstat(f->path, &st))
+		/* missing already when the snapshot was taken: not this installer's doing */
+		return !full && f->ctime_ns == -1 ? F_SAME : F_MISSING;
+	if (!S_ISREG(st.st_mode))
+		return F_NOTREG;
+	if (!full && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+	    (uint64_t)st.st_size == f->size &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns &&
+	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == f->ctime_ns)
+		return F_SAME; /* the same inode, untouched: ctime cannot be set from user space */
+	*hashed = true;
+	if (!hash_path(f->path, h))
+		return F_MISSING;
+	return strcmp(h, f->hash) ? F_DIFFERS : F_SAME;
+}
+
+/*
+ * the state of every file, hashed in parallel: after pip --force-reinstall over torch every
+ * inode is new and gigabytes of libraries must be hashed; one core would make that slow
+ */
+struct state_pool {
+	const struct rr_snapshot *s;
+	bool full;
+	unsigned char *state, *hashed;
+	atomic_size_t next;
+};
+
+static void *state_worker(void *arg)
+{
+	struct state_pool *p = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->s->nfiles) {
+		bool hashed = false;
+		p->state[i] = (unsigned char)file_state(&p->s->files[i], p->full, &hashed);
+		p->hashed[i] = hashed;
+	}
+	return NULL;
+}
+
+static void all_states(const struct rr_snapshot *s, bool full, unsigned char *state,
+		       unsigned char *hashed)
+{
+	struct state_pool pool = {.s = s, .full = full, .state = state, .hashed = hashed};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
+	pthread_t tids[16];
+	size_t started = 0;
+
+	atomic_init(&pool.next, 0);
+	if (nthreads > s->nfiles / 64 + 1)
+		nthreads = s->nfiles / 64 + 1; /* a few files: not worth a thread */
+	for (size_t t = 1; t < nthreads; t++)
+		if (!pthread_create(&tids[started], NULL, state_worker, &pool))
+			started++;
+	state_worker(&pool); /* this thread works too; enough even when no thread starts */
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+}
+
+struct intruder {
+	char *dir, *site, *name, *version, *why;
+};
+
+static void find_intruders(const struct rr_snapshot *s, struct intruder **ret, size_t *nret)
+{
+	struct intruder *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < s->nsites; i++) {
+		DIR *d = opendir(s->sites[i]);
+		struct dirent *de;
+		char **names = NULL;
+		size_t nn = 0, ncap = 0;
+
+		while (d && (de = readdir(d)))
+			if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
+				RR_PUSH(names, nn, ncap) = rr_xstrdup(de->d_name);
+		if (d)
+			closedir(d);
+		rr_qsort(names, nn, sizeof(*names), cmp_str);
+		for (size_t k = 0; k < nn; k++) {
+			RR_AUTOFREE char *dir = normalize(s->sites[i], names[k]);
+			RR_AUTOFREE char *name = NULL, *version = NULL, *key = NULL;
+			RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
+			struct rec *recs = NULL;
+			size_t nrecs = 0;
+
+			free(names[k]);
+			if (in_sorted(s->present, s->npresent, dir))
+				continue;
+			split_dist_info(strrchr(dir, '/') + 1, &name, &version);
+			key = rr_name_normalize(name);
+			for (size_t p = 0; p < s->ndists && !why.len; p++)
+				if (!strcmp(s->dists[p].key, key))
+					rr_strbuf_addf(&why, "replaces protected %s %s", s->dists[p].name,
+						       s->dists[p].version);
+			read_record(dir, &recs, &nrecs);
+			for (size_t r = 0; r < nrecs && !why.len; r++) {
+				RR_AUTOFREE char *m = module_of(recs[r].path);
+				for (size_t p = 0; m && p < s->ndists && !why.len; p++)
+					if (in_sorted(s->dists[p].mods, s->dists[p].nmods, m))
+						rr_strbuf_addf(&why, "ships module '%s' of protected %s %s",
+							       m, s->dists[p].name, s->dists[p].version);
+			}
+			recs_free(recs, nrecs);
+			if (!why.len)
+				continue;
+			struct intruder *it = &RR_PUSH(v, n, cap);
+			it->dir = RR_STEAL(dir);
+			it->site = rr_xstrdup(s->sites[i]);
+			it->name = RR_STEAL(name);
+			it->version = RR_STEAL(version);
+			it->why = rr_strbuf_detach(&why, NULL);
+		}
+		free(names);
+	}
+	*ret = v;
+	*nret = n;
+}
+
+static void intruders_free(struct intruder *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].dir);
+		free(v[i].site);
+		free(v[i].name);
+		free(v[i].version);
+		free(v[i].why);
+	}
+	free(v);
+}
+
+static void remove_intruder(const struct rr_snapshot *s, const struct intruder *it,
+			    struct rr_snapshot_result *r)
+{
+	struct rec *recs = NULL;
+	size_t nrecs = 0, nfiles = 0;
+	const char *base = strrchr(it->dir, '/') + 1;
+
+	read_record(it->dir, &recs, &nrecs);
+	for (size_t k = 0; k < nrecs; k++) {
+		RR_AUTOFREE char *path = normalize(it->site, recs[k].path);
+		if (under(path, it->dir) || find_file(s, path) || !safe_to_remove(s, it->site, path))
+			continue; /* its own dist-info goes below; protected files are put back */
+		if (unlink(path) == 0) {
+			nfiles += !rr_str_endswith(path, ".pyc");
+			prune_parents(path, it->site);
+		}
+	}
+	recs_free(recs, nrecs);
+	remove_tree(AT_FDCWD, it->dir);
+	push_msg(&r->removed, &r->nremoved,
+		 rr_xasprintf("%s %s: %s and %zu other file%s", it->name, it->version, base, nfiles,
+			      nfiles == 1 ? "" : "s"));
+}
+
+/*
+ * a build installed over a protected one at the same dist-info path (pip --force-reinstall
+ * of a wheel with the same name and version): the files its RECORD lists that the protected
+ * RECORD does not are its own, and go
+ */
+static void remove_replacement(const struct rr_snapshot *s, size_t dist,
+			       struct rr_snapshot_result *r)
+{
+	const struct sdist *d = &s->dists[dist];
+	RR_AUTOFREE char *record = rr_xasprintf("%s/RECORD", d->dir);
+	const struct sfile *rf = find_file(s, record);
+	struct rec *recs = NULL;
+	size_t nrecs = 0, nfiles = 0;
+	bool hashed = false;
+
+	if (!rf || file_state(rf, false, &hashed) == F_SAME || !read_record(d->dir, &recs, &nrecs))
+		return;
+	for (size_t k = 0; k < nrecs; k++) {
+		RR_AUTOFREE char *path = normalize(d->site, recs[k].path);
+		if (find_file(s, path) || !safe_to_remove(s, d->site, path))
+			continue;
+		if (unlink(path) == 0) {
+			nfiles += !rr_str_endswith(path, ".pyc"); /* bytecode is not worth naming */
+			prune_parents(path, d->site);
+		}
+	}
+	recs_free(recs, nrecs);
+	if (nfiles)
+		push_msg(&r->removed, &r->nremoved,
+			 rr_xasprintf("%zu file%s of the build installed over %s %s", nfiles,
+				      nfiles == 1 ? "" : "s", d->name, d->version));
+}
+
+/* a small file back from the pack into tmp; NULL on success, else why not */
+static char *unpack_to(const struct rr_snapshot *s, const struct sfile *f, const char *tmp)
+{
+	const struct packed *pk = find_packed(s, f->hash);
+	RR_AUTOFREE char *pack = s->pack ? rr_xasprintf("%s/%s", s->dir, s->pack) : NULL;
+	RR_AUTOFREE char *buf = NULL;
+	int in, out;
+	bool ok;
+
+	if (!pk || !pack)
+		return rr_xstrdup("the snapshot holds no copy of it (it already differed from its "
+				  "RECORD hash when the snapshot was taken)");
+	in = open(pack, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	buf = rr_xmalloc((size_t)pk->size + 1);
+	ok = in >= 0 && read_exact(in, buf, (size_t)pk->size, (off_t)pk->off) &&
+	     bytes_match(buf, (size_t)pk->size, f->hash);
+	if (in >= 0)
+		close(in);
+	if (!ok)
+		return rr_xstrdup("the snapshot's copy is unreadable or no longer matches its RECORD "
+				  "hash");
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT},
+				 {.tv_sec = f->mtime_ns / 1000000000, .tv_nsec = f->mtime_ns % 1000000000}};
+	ok = write_all(out, buf, (size_t)pk->size) && fchmod(out, f->mode ? f->mode : 0644) == 0;
+	if (ok && f->mtime_ns > 0)
+		futimens(out, ts); /* .pyc files check their source's mtime */
+	if (close(out))
+		ok = false;
+	if (!ok) {
+		unlink(tmp);
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	}
+	return NULL;
+}
+
+/* put one file back from its object or the pack; NULL on success, else why not */
+static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
+{
+	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
+	RR_AUTOFREE char *parent = rr_xstrdup(f->path);
+	RR_AUTOFREE char *tmp = NULL;
+	char h[44], rnd[17];
+	struct stat st;
+	bool small = f->size <= RR_SNAPSHOT_COPY_MAX;
+
+	if (!small && lstat(obj, &st))
+		return rr_xstrdup("the snapshot holds no copy of it");
+	if (!small && (!hash_path(obj, h) || strcmp(h, f->hash)))
+		return rr_xstrdup("the snapshot's copy no longer matches its RECORD hash (rewritten "
+				  "in place through the shared inode, or damaged before the snapshot)");
+	*strrchr(parent, '/') = '\0';
+	if (parent[0] && mkdir_p(parent, 0755))
+		return rr_xasprintf("cannot create '%s': %s", parent, strerror(errno));
+	random_name(rnd);
+	tmp = rr_xasprintf("%s/.rr-restore.%s.tmp", parent, rnd);
+	if (small) {
+		char *why = unpack_to(s, f, tmp);
+		if (why)
+			return why;
+	} else if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL)) {
+		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	}
+	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
+		remove_tree(AT_FDCWD, f->path); /* something made a directory of it */
+	if (rename(tmp, f->path)) {
+		char *why = rr_xasprintf("cannot replace it: %s", strerror(errno));
+		unlink(tmp);
+		return why;
+	}
+	return NULL;
+}
+
+rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_snapshot_result *r,
+			 rr_error *err)
+{
+	bool repair = flags & RR_SNAPSHOT_REPAIR, full = flags & RR_SNAPSHOT_FULL;
+	struct intruder *its = NULL;
+	size_t nits = 0;
+	unsigned char *bad = rr_xcalloc(s->nfiles + 1, 1);
+	RR_AUTOFREE unsigned char *state = rr_xcalloc(s->nfiles + 1, 1);
+	RR_AUTOFREE unsigned char *hashed = rr_xcalloc(s->nfiles + 1, 1);
+	int lock = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (repair && !s->dir) {
+		free(bad);
+		return rr_fail(err, RR_E_USAGE, "snapshot: repair needs a loaded store");
+	}
+	if (s->dir && (lock = lock_store(s->dir, err)) < 0) {
+		free(bad);
+		return err->code;
+	}
+	all_states(s, full, state, hashed);
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct sfile *f = &s->files[i];
+		const struct sdist *d = &s->dists[f->dist];
+		enum fstate fs = (enum fstate)state[i];
+		static const char *const whys[] = {"", "differs from its RECORD hash",
+						   "is missing or unreadable", "is not a regular file"};
+
+		r->files++;
+		r->hashed += hashed[i];
+		if (fs == F_SAME)
+			continue;
+		bad[i] = 1;
+		push_msg(&r->changed, &r->nchanged,
+			 rr_xasprintf("%s (of %s %s) %s", rel_to(f->path, d->site), d->name, d->version,
+				      whys[fs]));
+	}
+	find_intruders(s, &its, &nits);
+	for (size_t i = 0; i < nits; i++)
+		push_msg(&r->intruders, &r->nintruders,
+			 rr_xasprintf("%s %s (%s) %s", its[i].name, its[i].version,
+				      rel_to(its[i].dir, its[i].site), its[i].why));
+	if (repair) {
+		for (size_t i = 0; i < nits; i++)
+			remove_intruder(s, &its[i], r);
+		for (size_t i = 0; i < s->ndists; i++)
+			remove_replacement(s, i, r);
+		/* an intruder's removal never touches protected paths, but check again anyway */
+		for (size_t i = 0; i < s->nfiles; i++) {
+			const struct sfile *f = &s->files[i];
+			const struct sdist *d = &s->dists[f->dist];
+			bool rehashed = false;
+			if (!bad[i] && file_state(f, false, &rehashed) == F_SAME)
+				continue;
+			RR_AUTOFREE char *why = restore_file(s, f);
+			if (why)
+				push_msg(&r->lost, &r->nlost,
+					 rr_xasprintf("%s (of %s %s): %s", rel_to(f->path, d->site),
+						      d->name, d->version, why));
+			else
+				push_msg(&r->restored, &r->nrestored,
+					 rr_xstrdup(rel_to(f->path, d->site)));
+		}
+	}
+	intruders_free(its, nits);
+	free(bad);
+	if (lock >= 0)
+		close(lock);
+	return RR_OK;
 }

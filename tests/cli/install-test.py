@@ -2,7 +2,8 @@
 """`rocm-resolve install` drives real pip against the fixture index, then
 verify (through the HIP test double and a fake torch) passes; after a triton
 file is clobbered, verify fails naming the file, and install prints the
-commands that restore the protected builds.
+install puts the exact bytes back from its snapshot; real pip forced to reinstall
+other builds over the stack is rolled back too, every RECORD hash matching afterwards.
 
 Needs: /usr/bin/python3 with venv and pip (Debian python3-venv), the fixture
 index server (tests/index/serve.py), the HIP test doubles (tests/gpu/hip6)."""
@@ -51,6 +52,27 @@ def wheel(outdir, name, version, files, requires=()):
         for rel, data in files.items():
             z.writestr(rel, data)
     return fn
+
+
+def record_problems(site, names):
+    """RECORD entries (with a sha256) of the named dists whose file is missing or differs"""
+    probs = []
+    for d in sorted(os.listdir(site)):
+        if not d.endswith(".dist-info") or d.split("-")[0] not in names:
+            continue
+        for line in open(os.path.join(site, d, "RECORD")):
+            rel, h = (line.strip().split(",") + ["", ""])[:2]
+            if not h.startswith("sha256="):
+                continue
+            try:
+                got = base64.urlsafe_b64encode(hashlib.sha256(open(os.path.join(site, rel), "rb").read())
+                                               .digest()).rstrip(b"=").decode()
+            except OSError as e:
+                probs.append(f"{d}: {rel}: {e}")
+                continue
+            if got != h[7:]:
+                probs.append(f"{d}: {rel}: differs")
+    return probs
 
 
 def main():
@@ -122,11 +144,44 @@ def main():
         check(r.returncode == 1, "verify exits 1 after the clobber", f"exit {r.returncode}\n{r.stdout}{r.stderr}")
         check("integrity: FAIL" in r.stdout and "triton/_C/libtriton.so" in r.stdout,
               "verify names the clobbered triton file", r.stdout)
+        # install puts the clobbered bytes back (the file was rewritten in place before it
+        # ran: the snapshot from the first install still holds them)
         r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req],
                            capture_output=True, text=True, env=env, timeout=300)
-        check(r.returncode == 1 and "--force-reinstall 'triton @ file://" in r.stderr,
-              "install after the clobber fails verify and prints the restore commands",
-              f"exit {r.returncode}\n{r.stderr}")
+        check(r.returncode == 0 and "triton/_C/libtriton.so" in r.stderr and "integrity: PASS" in r.stdout,
+              "install after the clobber puts triton's bytes back and verify passes",
+              f"exit {r.returncode}\n{r.stdout}{r.stderr}")
+        check("--force-reinstall" not in r.stderr and "uv pip install" not in r.stderr,
+              "no reinstall commands (the ROCm wheels cannot be downloaded again)", r.stderr)
+        check(not record_problems(site, ["torch", "triton"]), "every RECORD hash matches after the repair",
+              record_problems(site, ["torch", "triton"]))
+
+        # real pip forced to reinstall over the stack: same names and versions, other bytes
+        # (a rebuilt triton with a CUDA backend, a torch with another library)
+        other = os.path.join(tmp, "other-builds")
+        os.makedirs(other)
+        wheel(other, "torch", TORCH, dict(torch_files, **{"torch/lib/libtorch_hip.so": b"\x7fELF other\n"}),
+              [f'triton=={TRITON}; platform_system == "Linux"'])
+        wheel(other, "triton", TRITON, {
+            "triton/__init__.py": b"__version__ = '3.5.1'  # CUDA\n",
+            "triton/_C/libtriton.so": b"\x7fELF CUDA triton\n",
+            "triton/backends/nvidia/driver.py": b"# nvidia backend\n"})
+        r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req, "--",
+                            "--force-reinstall", "--find-links", other],
+                           capture_output=True, text=True, env=env, timeout=300)
+        pip_replaced = "Successfully installed" in r.stderr + r.stdout or "restored from the snapshot" in r.stderr
+        check(r.returncode == 0 and "restored from the snapshot" in r.stderr and "integrity: PASS" in r.stdout,
+              "pip --force-reinstall over the stack: install restores it and verify passes",
+              f"exit {r.returncode}\n{r.stdout}{r.stderr}")
+        check(pip_replaced and not record_problems(site, ["torch", "triton"]),
+              "pip --force-reinstall over the stack: every RECORD hash matches afterwards",
+              record_problems(site, ["torch", "triton"]))
+        check(not os.path.exists(os.path.join(site, "triton", "backends", "nvidia")),
+              "pip --force-reinstall over the stack: the other build's own files are removed", r.stderr)
+        with open(os.path.join(tmp, "transcript-force-reinstall.txt"), "w") as f:
+            f.write(r.stderr)
+        if os.environ.get("RR_TRANSCRIPT"):
+            shutil.copy(os.path.join(tmp, "transcript-force-reinstall.txt"), os.environ["RR_TRANSCRIPT"])
     finally:
         if server:
             server.terminate()

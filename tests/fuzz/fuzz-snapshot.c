@@ -1,41 +1,32 @@
-/* libFuzzer target: stack snapshot reader (rr_venv_parse_snapshot), then the readers of its result */
+/* libFuzzer target: the snapshot manifest parser (what `restore` reads from the cache) */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "rocm-resolve/marker.h"
-#include "rocm-resolve/tags.h"
-#include "rocm-resolve/venv.h"
+#include "rocm-resolve/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rr_venv *v = NULL;
+	struct rr_snapshot *s = NULL;
 	rr_error e = RR_ERROR_INIT;
-	rr_err rc = rr_venv_parse_snapshot((const char *)data, size, "fuzz", &v, &e);
 
-	if (rc == RR_OK) {
-		struct rr_marker_env env;
-		struct rr_target t;
-		char pybuf[16];
-		/* invariants of a successful read: sorted unique keys, every dist findable */
-		if (!v || !v->root || !v->snapshot)
+	if (rr_snapshot_parse((const char *)data, size, "fuzz", &s, &e) == RR_OK) {
+		/* invariants of a successful parse */
+		const char *root = rr_snapshot_venv_root(s);
+		if (!root || root[0] != '/')
 			__builtin_trap();
-		for (size_t i = 0; i < v->ndists; i++) {
-			if (!v->dists[i].key || !v->dists[i].site || !v->dists[i].path)
-				__builtin_trap();
-			if (i && strcmp(v->dists[i - 1].key, v->dists[i].key) >= 0)
-				__builtin_trap();
-			if (rr_venv_lookup(v, v->dists[i].key) != &v->dists[i])
-				__builtin_trap();
-		}
-		rr_venv_marker_env(v, &env, pybuf);
-		rr_venv_target(v, &t);
-	} else if ((rc != RR_E_PARSE && rc != RR_E_UNSUPPORTED) || !e.msg || v) {
+		if (rr_snapshot_nfiles(s) && !rr_snapshot_ndists(s))
+			__builtin_trap();
+		/* checking compares with the disk; with no store it must refuse to repair */
+		struct rr_snapshot_result r;
+		if (rr_snapshot_check(s, RR_SNAPSHOT_REPAIR, &r, &e) != RR_E_USAGE)
+			__builtin_trap();
+	} else if (e.code != RR_E_DATA || !e.msg) {
 		__builtin_trap();
 	}
-	rr_venv_free(v);
+	rr_snapshot_free(s);
 	rr_error_release(&e);
 	return 0;
 }

@@ -1,0 +1,313 @@
+/*
+ * venv-snapshot.c - read a stack snapshot (`rocm-resolve inspect --format json`) back
+ * into the struct rr_venv the live load gave where it was written.
+ *
+ * Every field the stack and the plan read is in the document; anything else in
+ * it (protected, clash groups, paths of files) is a report, recomputed here from
+ * the distributions with the reader's policy. Types are checked strictly: a
+ * wrong one names its JSON path, so a hand-edited snapshot fails loudly rather
+ * than protecting less.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "rocm-resolve/marker.h"
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/util.h"
+#include "rocm-resolve/venv.h"
+
+struct snap {
+	const char *path;
+	rr_error *err;
+};
+
+static rr_err bad(const struct snap *s, const char *where, const char *expected)
+{
+	return rr_fail(s->err, RR_E_PARSE, "stack snapshot '%s': %s must be %s", s->path, where,
+		       expected);
+}
+
+/* a string member (or null when nullable) into *out (NULL for null or absent-and-nullable) */
+static rr_err get_str(const struct snap *s, json_t *obj, const char *key, bool nullable,
+		      const char *where, char **out)
+{
+	json_t *j = json_object_get(obj, key);
+	RR_AUTOFREE char *w = rr_xasprintf("%s%s%s", where, *where ? "." : "", key);
+
+	if (json_is_string(j)) {
+		*out = rr_xstrndup(json_string_value(j), json_string_length(j));
+		if (strlen(*out) != json_string_length(j)) {
+			*out = rr_free(*out);
+			return bad(s, w, "a string without NUL characters");
+		}
+		return RR_OK;
+	}
+	if (nullable && (!j || json_is_null(j))) {
+		*out = NULL;
+		return RR_OK;
+	}
+	return bad(s, w, nullable ? "a string or null" : "a string");
+}
+
+static rr_err get_bool(const struct snap *s, json_t *obj, const char *key, const char *where,
+		       bool *out)
+{
+	json_t *j = json_object_get(obj, key);
+
+	if (!j) {
+		*out = false;
+		return RR_OK;
+	}
+	if (!json_is_boolean(j)) {
+		RR_AUTOFREE char *w = rr_xasprintf("%s.%s", where, key);
+		return bad(s, w, "true or false");
+	}
+	*out = json_is_true(j);
+	return RR_OK;
+}
+
+/* an array of strings (absent = empty) */
+static rr_err get_strv(const struct snap *s, json_t *obj, const char *key, const char *where,
+		       char ***out, size_t *n)
+{
+	json_t *a = json_object_get(obj, key);
+	RR_AUTOFREE char *w = rr_xasprintf("%s%s%s", where, *where ? "." : "", key);
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!a)
+		return RR_OK;
+	if (!json_is_array(a))
+		return bad(s, w, "an array of strings");
+	*out = rr_xcalloc(json_array_size(a) + 1, sizeof(char *));
+	for (i = 0; i < json_array_size(a); i++) {
+		json_t *e = json_array_get(a, i);
+		if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
+			return bad(s, w, "an array of strings");
+		(*out)[(*n)++] = rr_xstrdup(json_string_value(e));
+	}
+	return RR_OK;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(((const struct rr_dist *)a)->key, ((const struct rr_dist *)b)->key);
+}
+
+static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size_t idx,
+			struct rr_dist *d)
+{
+	RR_AUTOFREE char *where = rr_xasprintf("distributions[%zu]", idx);
+	rr_error e = RR_ERROR_INIT;
+	rr_err rc;
+
+	if (!json_is_object(o))
+		return bad(s, where, "an object");
+	if ((rc = get_str(s, o, "name", false, where, &d->name)) ||
+	    (rc = get_str(s, o, "version", true, where, &d->version_text)) ||
+	    (rc = get_str(s, o, "installer", true, where, &d->installer)) ||
+	    (rc = get_str(s, o, "direct_url", true, where, &d->direct_url)) ||
+	    (rc = get_str(s, o, "problem", true, where, &d->problem)) ||
+	    (rc = get_str(s, o, "path", true, where, &d->path)) ||
+	    (rc = get_str(s, o, "site", true, where, &d->site)) ||
+	    (rc = get_str(s, o, "requires_python", true, where, &d->meta.requires_python)) ||
+	    (rc = get_bool(s, o, "editable", where, &d->editable)) ||
+	    (rc = get_bool(s, o, "egg_info", where, &d->egg_info)) ||
+	    (rc = get_bool(s, o, "bridged", where, &d->bridged)) ||
+	    (rc = get_strv(s, o, "requires_dist", where, &d->meta.requires_dist,
+			   &d->meta.nrequires_dist)) ||
+	    (rc = get_strv(s, o, "provides_extra", where, &d->meta.provides_extra,
+			   &d->meta.nprovides_extra)) ||
+	    (rc = get_strv(s, o, "top_level", where, &d->top_level, &d->ntop_level)))
+		return rc;
+	if (!rr_name_is_valid(d->name, strlen(d->name))) {
+		RR_AUTOFREE char *w = rr_xasprintf("%s.name", where);
+		return bad(s, w, "a distribution name");
+	}
+	d->key = rr_name_normalize(d->name);
+	if (!d->site)
+		d->site = rr_xstrdup(v->site_packages ? v->site_packages : v->root);
+	if (!d->path)
+		d->path = rr_xasprintf("%s/%s-%s.dist-info", d->site, d->name,
+				       d->version_text ? d->version_text : "");
+	if (!d->problem) {
+		d->meta.name = rr_xstrdup(d->name);
+		d->meta.version = d->version_text ? rr_xstrdup(d->version_text) : NULL;
+	}
+	/* the live load warned already (the snapshot keeps its warnings) */
+	if (d->version_text && !d->problem &&
+	    rr_version_parse(d->version_text, &d->version, &e) == RR_OK)
+		d->version_ok = true;
+	rr_error_release(&e);
+	return RR_OK;
+}
+
+static rr_err load_markers(const struct snap *s, struct rr_venv *v, json_t *m)
+{
+	const char *key;
+	json_t *val;
+
+	if (!m || json_is_null(m))
+		return RR_OK;
+	if (!json_is_object(m))
+		return bad(s, "markers", "an object");
+	json_object_foreach(m, key, val) {
+		size_t i;
+		for (i = 0; i < RR_MVAR__MAX; i++)
+			if (i != RR_MVAR_EXTRA && strcmp(rr_marker_var_to_string(i), key) == 0)
+				break;
+		/* an unknown name is a marker variable from a later PEP: kept out, not fatal */
+		if (i == RR_MVAR__MAX)
+			continue;
+		if (!json_is_string(val)) {
+			RR_AUTOFREE char *w = rr_xasprintf("markers.%s", key);
+			return bad(s, w, "a string");
+		}
+		free(v->markers[i]);
+		v->markers[i] = rr_xstrdup(json_string_value(val));
+	}
+	return RR_OK;
+}
+
+static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
+{
+	json_t *schema, *torch, *platform, *dists;
+	size_t cap = 0;
+	rr_err rc;
+
+	if (!json_is_object(root))
+		return rr_fail(s->err, RR_E_PARSE,
+			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
+			       "document (not a JSON object)",
+			       s->path);
+	schema = json_object_get(root, "schema");
+	if (!json_is_integer(schema) || !json_is_array(json_object_get(root, "distributions")))
+		return rr_fail(s->err, RR_E_PARSE,
+			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
+			       "document (no \"schema\" number or no \"distributions\")",
+			       s->path);
+	if (json_integer_value(schema) > RR_VENV_SNAPSHOT_SCHEMA)
+		return rr_fail(s->err, RR_E_UNSUPPORTED,
+			       "stack snapshot '%s' has schema %lld, newer than this rocm-resolve "
+			       "(%s) reads (%d): upgrade rocm-resolve, or write the snapshot with "
+			       "this version",
+			       s->path, (long long)json_integer_value(schema), RR_VERSION,
+			       RR_VENV_SNAPSHOT_SCHEMA);
+	if (json_integer_value(schema) < RR_VENV_SNAPSHOT_SCHEMA)
+		return rr_fail(s->err, RR_E_UNSUPPORTED,
+			       "stack snapshot '%s' has schema %lld, written by an older "
+			       "rocm-resolve without the installed requirements a verdict needs; "
+			       "write it again with `rocm-resolve inspect --format json` in the "
+			       "container",
+			       s->path, (long long)json_integer_value(schema));
+	if ((rc = get_str(s, root, "venv", false, "", &v->root)) ||
+	    (rc = get_str(s, root, "python", true, "", &v->python_version)) ||
+	    (rc = get_str(s, root, "home", true, "", &v->home)) ||
+	    (rc = get_str(s, root, "site_packages", true, "", &v->site_packages)) ||
+	    (rc = get_bool(s, root, "system_site_packages", "", &v->system_site_packages)) ||
+	    (rc = get_strv(s, root, "bridged_sites", "", &v->bridged_sites, &v->nbridged_sites)) ||
+	    (rc = get_str(s, root, "rocm_version", true, "", &v->rocm_version)) ||
+	    (rc = get_str(s, root, "rocm_path", true, "", &v->rocm_path)) ||
+	    (rc = get_str(s, root, "pip_constraint", true, "", &v->pip_constraint)) ||
+	    (rc = get_strv(s, root, "warnings", "", &v->warnings, &v->nwarnings)) ||
+	    (rc = load_markers(s, v, json_object_get(root, "markers"))))
+		return rc;
+	torch = json_object_get(root, "torch");
+	if (torch && !json_is_null(torch)) {
+		if (!json_is_object(torch))
+			return bad(s, "torch", "an object");
+		if ((rc = get_str(s, torch, "version", true, "torch", &v->torch_version)) ||
+		    (rc = get_str(s, torch, "hip", true, "torch", &v->torch_hip)) ||
+		    (rc = get_str(s, torch, "cuda", true, "torch", &v->torch_cuda)))
+			return rc;
+	}
+	platform = json_object_get(root, "platform");
+	if (platform && !json_is_null(platform)) {
+		if (!json_is_object(platform))
+			return bad(s, "platform", "an object");
+		if ((rc = get_str(s, platform, "machine", true, "platform", &v->machine)) ||
+		    (rc = get_str(s, platform, "glibc", true, "platform", &v->glibc)))
+			return rc;
+	}
+	dists = json_object_get(root, "distributions");
+	for (size_t i = 0; i < json_array_size(dists); i++) {
+		struct rr_dist *d = &RR_PUSH(v->dists, v->ndists, cap);
+		memset(d, 0, sizeof(*d));
+		rc = load_dist(s, v, json_array_get(dists, i), i, d);
+		if (rc)
+			return rc;
+	}
+	if (v->ndists)
+		rr_qsort(v->dists, v->ndists, sizeof(*v->dists), cmp_key);
+	for (size_t i = 1; i < v->ndists; i++)
+		if (strcmp(v->dists[i - 1].key, v->dists[i].key) == 0)
+			return rr_fail(s->err, RR_E_PARSE,
+				       "stack snapshot '%s': distribution '%s' is listed twice",
+				       s->path, v->dists[i].key);
+	return RR_OK;
+}
+
+rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
+			      struct rr_venv **ret, rr_error *err)
+{
+	struct snap s = {.path = origin ? origin : "-", .err = err};
+	struct rr_venv *v;
+	json_error_t je;
+	json_t *root;
+	rr_err rc;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return rr_fail_at(err, RR_E_PARSE, s.path, (unsigned)je.line, (unsigned)je.column,
+				  NULL, "stack snapshot is not valid JSON: %s", je.text);
+	v = rr_xcalloc(1, sizeof(*v));
+	rc = load_doc(&s, root, v);
+	json_decref(root);
+	if (rc) {
+		rr_venv_free(v);
+		return rc;
+	}
+	v->snapshot = rr_xstrdup(s.path);
+	*ret = v;
+	return RR_OK;
+}
+
+rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
+	FILE *f;
+	size_t n;
+
+	f = fopen(path, "rb");
+	if (!f)
+		return rr_fail(err, RR_E_IO, "cannot open stack snapshot '%s': %s", path,
+			       strerror(errno));
+	for (;;) {
+		rr_strbuf_grow(&buf, 65536);
+		n = fread(buf.buf + buf.len, 1, buf.alloc - buf.len - 1, f);
+		rr_strbuf_setlen(&buf, buf.len + n);
+		if (buf.len > RR_VENV_MAX_SNAPSHOT) {
+			fclose(f);
+			return rr_fail(err, RR_E_LIMIT,
+				       "stack snapshot '%s' is larger than the limit of %u bytes", path,
+				       RR_VENV_MAX_SNAPSHOT);
+		}
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+		fclose(f);
+		return rr_fail(err, RR_E_IO, "cannot read stack snapshot '%s': %s", path,
+			       strerror(e));
+	}
+	fclose(f);
+	return rr_venv_parse_snapshot(buf.buf, buf.len, path, ret, err);
+}
