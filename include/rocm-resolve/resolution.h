@@ -75,6 +75,9 @@ struct rr_transitive_input {
 	bool pre;	     /* allow pre-releases everywhere */
 	bool allow_excludes; /* clash-group dependencies kept out by an exclusion, not a conflict */
 	bool prefetched;     /* the caller already started the provider's crawl */
+	/* CLOCK_MONOTONIC milliseconds after which the resolution gives up (--timeout
+	 * bounds the CPU work as well as the network), 0 = none */
+	long long deadline_ms;
 	/* the URL (and sha256, may stay NULL) of the file behind a candidate, for --lock;
 	 * NULL when the provider has no files (in-memory worlds) */
 	const char *(*file_of)(const struct rr_candidate *c, const char **sha256);

@@ -324,6 +324,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	in.provider = &prov;
 	in.pre = o->pre || f->reqs.pre;
 	in.allow_excludes = o->allow_excludes;
+	in.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
 	rc = rr_transitive_resolve(&in, &f->res, err);
 	if (!rc) {
 		char *const *pw;

@@ -29,6 +29,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/policy.h"
@@ -99,6 +100,15 @@ static const struct rr_protected *clashes_with(const struct ctx *c, const char *
 	if (!p || strcmp(p->key, key) == 0)
 		return NULL;
 	return p;
+}
+
+static bool past_deadline(void *opaque)
+{
+	const struct ctx *c = opaque;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 > c->in->deadline_ms;
 }
 
 /* the resolver asks about every name it meets */
@@ -479,6 +489,10 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	rq.callback_ctx = &c;
 	rq.env = &c.env;
 	rq.flags = (in->pre ? RR_RESOLVE_PRERELEASE : 0) | RR_RESOLVE_NEWEST;
+	if (in->deadline_ms) {
+		rq.should_cancel = past_deadline;
+		rq.cancel_ctx = &c;
+	}
 
 	if (prov->prefetch && !in->prefetched) {
 		/* every root project's page and likely metadata in parallel, before the
@@ -490,6 +504,11 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		free(keys);
 	}
 	rc = rr_resolve_each(prov, &rq, &each, err);
+	if (rc == RR_E_LIMIT && in->deadline_ms && past_deadline(&c)) {
+		RR_AUTOFREE char *what = rr_xstrdup(err && err->msg ? err->msg : "cancelled");
+		rc = rr_fail(err, RR_E_NETWORK, "the resolution did not finish within --timeout (%s)",
+			     what);
+	}
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < each.nstripped; i++) {
