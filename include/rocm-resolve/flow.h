@@ -64,6 +64,7 @@ struct rr_flow_opts {
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve, else ~/.cache/rocm-resolve */
 	bool no_cache, offline, refresh, pre;
 	long timeout_ms;
+	const char *ca_file; /* --cert: a CA bundle (else $SSL_CERT_FILE ...; $SSL_CERT_DIR) */
 	/* a dependency on a clash-group member (PyPI triton next to pytorch-triton-rocm)
 	 * may be kept out by an installer exclusion instead of being a conflict: only
 	 * `install` with uv and --uv-excludes can honour that */

@@ -83,6 +83,10 @@ struct rr_index_opts {
 	/* seconds a page (or 404) served without Cache-Control stays fresh in the
 	 * cache; 0 = default RR_INDEX_HEURISTIC_TTL, negative = revalidate each run */
 	long heuristic_ttl_s;
+	/* trust anchors: a CA bundle file (--cert; NULL: $SSL_CERT_FILE, $REQUESTS_CA_BUNDLE,
+	 * $PIP_CERT) and a directory of hashed certificates (NULL: $SSL_CERT_DIR) */
+	const char *ca_file;
+	const char *ca_dir;
 };
 
 /*

@@ -41,6 +41,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_STACK,
 	OPT_WRITE_TESTCASE,
+	OPT_CERT,
 	OPT_REQUIRE_GPU,
 };
 
@@ -72,6 +73,7 @@ static const struct option long_options[] = {
 	{"pre", no_argument, NULL, OPT_PRE},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"write-testcase", required_argument, NULL, OPT_WRITE_TESTCASE},
+	{"cert", required_argument, NULL, OPT_CERT},
 	{"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
 	{NULL, 0, NULL, 0},
 };
@@ -119,6 +121,8 @@ void rr_cli_usage(FILE *f)
 	      "      --no-index             do not query any package index (direct lines only)\n"
 	      "  -i, --index-url URL        primary package index (default PyPI)\n"
 	      "      --extra-index-url URL  further index, consulted after the primary\n"
+	      "      --cert FILE            CA bundle for HTTPS (default $SSL_CERT_FILE; also\n"
+	      "                             $SSL_CERT_DIR)\n"
 	      "      --cache-dir DIR        HTTP cache (default $XDG_CACHE_HOME/rocm-resolve)\n"
 	      "      --no-cache             do not read or write the HTTP cache\n"
 	      "      --offline              answer from the cache only\n"
@@ -289,6 +293,9 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 			break;
 		case OPT_WRITE_TESTCASE:
 			cli->write_testcase = optarg;
+			break;
+		case OPT_CERT:
+			cli->cert = optarg;
 			break;
 		case OPT_TIMEOUT:
 		{

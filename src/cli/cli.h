@@ -53,6 +53,7 @@ struct rr_cli {
 	bool lock;
 	const char *uv_excludes;
 	const char *write_testcase; /* --write-testcase DIR */
+	const char *cert;	    /* --cert FILE */
 	const char *installer;
 	const char *backend;
 	bool pre;

@@ -33,6 +33,7 @@ static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool wan
 	o->extra_index_urls = (const char *const *)cli->extra_index_urls;
 	o->nextra_index_urls = cli->nextra_index_urls;
 	o->cache_dir = cli->cache_dir;
+	o->ca_file = cli->cert;
 	o->no_cache = cli->no_cache;
 	o->offline = cli->offline;
 	o->refresh = cli->refresh;

@@ -2,8 +2,10 @@
  * flow.c - the pipeline: policy, inputs, environment, indexes, resolution,
  * plan. See include/rocm-resolve/flow.h for the order and the index rule.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/index.h"
@@ -106,6 +108,11 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 			rc = rr_input_load(&f->reqs, o->inputs[i], &sel, err);
 		if (rc)
 			goto fail;
+	}
+	if (o->ca_file && access(o->ca_file, R_OK) != 0) {
+		rc = rr_fail(err, RR_E_USAGE, "--cert '%s': cannot read it: %s", o->ca_file,
+			     strerror(errno));
+		goto fail;
 	}
 	rc = load_env(o, &f->venv, err);
 	if (rc)
@@ -287,6 +294,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		/* --timeout bounds the whole network part too, not each request alone */
 		io.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
 		io.find_links = (const char *const *)f->reqs.find_links;
+		io.ca_file = o->ca_file;
 		io.nfind_links = f->reqs.nfind_links;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
 		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */

@@ -29,6 +29,7 @@ struct rr_fetcher {
 	CURLM *multi;
 	CURLSH *share;
 	char *cainfo;
+	char *capath;
 	size_t transfers;
 	unsigned long long bytes;
 };
@@ -50,13 +51,18 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 		f->o.retries = 0;
 	if (f->o.backoff_ms <= 0)
 		f->o.backoff_ms = 100;
-	for (size_t i = 0; i < RR_ARRAY_LEN(envs); i++) {
+	/* trust anchors as uv and pip take them: --cert, else the environment's bundle */
+	if (o->ca_file && *o->ca_file)
+		f->cainfo = rr_xstrdup(o->ca_file);
+	for (size_t i = 0; !f->cainfo && i < RR_ARRAY_LEN(envs); i++) {
 		const char *v = getenv(envs[i]);
-		if (v && *v) {
+		if (v && *v)
 			f->cainfo = rr_xstrdup(v);
-			break;
-		}
 	}
+	if (o->ca_dir && *o->ca_dir)
+		f->capath = rr_xstrdup(o->ca_dir);
+	else if (getenv("SSL_CERT_DIR") && *getenv("SSL_CERT_DIR"))
+		f->capath = rr_xstrdup(getenv("SSL_CERT_DIR"));
 	f->multi = rr_curl.multi_init();
 	if (!f->multi)
 		abort();
@@ -77,6 +83,7 @@ struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f)
 	rr_curl.multi_cleanup(f->multi);
 	rr_curl.share_cleanup(f->share);
 	free(f->cainfo);
+	free(f->capath);
 	free(f);
 	return NULL;
 }
@@ -322,6 +329,8 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
 	if (f->cainfo)
 		rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
+	if (f->capath)
+		rr_curl.easy_setopt(e, CURLOPT_CAPATH, f->capath);
 	if (f->o.user_agent)
 		rr_curl.easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
 	if (r->userpwd) {

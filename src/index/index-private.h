@@ -36,6 +36,8 @@ struct rr_fetch_opts {
 	long backoff_ms;  /* first retry delay; doubles each attempt */
 	const char *user_agent;
 	long long deadline_ms; /* CLOCK_MONOTONIC ms (rr_fetch_now_ms) no transfer outlives; 0: none */
+	const char *ca_file; /* --cert; NULL: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT */
+	const char *ca_dir;  /* NULL: SSL_CERT_DIR */
 };
 
 /* CLOCK_MONOTONIC in milliseconds: the clock of every deadline */

@@ -136,6 +136,8 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 		.retries = o->retries == 0 ? 3 : o->retries,
 		.max_parallel = o->max_parallel,
 		.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION,
+		.ca_file = o->ca_file,
+		.ca_dir = o->ca_dir,
 	};
 
 	if (o->nindex_urls == 0)

@@ -692,11 +692,20 @@ def main():
     ap.add_argument("--world", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
+    ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"),
+                    help="serve HTTPS with this certificate chain and key (PEM)")
     a = ap.parse_args()
     indexes = parse_world(a.world)
     build(indexes)
     srv = Server(("127.0.0.1", a.port), make_handler(State(indexes)))
-    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    scheme = "http"
+    if a.tls:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.tls[0], a.tls[1])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        scheme = "https"
+    url = f"{scheme}://127.0.0.1:{srv.server_address[1]}"
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as fh:
             fh.write(f"{srv.server_address[1]}\n")

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""HTTPS trust as uv and pip take it (issue 9 item 6): a fixture index over TLS with a
+certificate from a private CA (made here with openssl). Without the CA the index is
+refused (exit 3, naming the certificate problem); --cert FILE, $SSL_CERT_FILE and
+$SSL_CERT_DIR (a c_rehash'd directory) each make it trusted; an unreadable --cert is a
+usage error (exit 2)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2elib as E  # noqa: E402
+
+
+def main():
+    if not os.access(E.EXE, os.X_OK):
+        E.skip(f"{E.EXE} not built")
+    if not shutil.which("openssl"):
+        E.skip("openssl not found")
+    work = tempfile.mkdtemp(prefix="rr-tls-")
+    fails, n = [], 0
+
+    def check(name, ok, detail=""):
+        nonlocal n
+        n += 1
+        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
+        if not ok:
+            fails.append(name)
+            print("    " + str(detail).replace("\n", "\n    "))
+
+    def ssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=work)
+
+    proc = None
+    try:
+        ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+            "-days", "2", "-subj", "/CN=rocm-resolve test CA")
+        ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr",
+            "-subj", "/CN=127.0.0.1")
+        with open(os.path.join(work, "ext.cnf"), "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1\n")
+        ssl("x509", "-req", "-in", "srv.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "srv.pem", "-days", "2", "-extfile", "ext.cnf")
+        cadir = os.path.join(work, "cadir")
+        os.makedirs(cadir)
+        shutil.copy(os.path.join(work, "ca.pem"), cadir)
+        subprocess.run(["openssl", "rehash", cadir], check=True, capture_output=True)
+        proc = subprocess.Popen([E.PY, os.path.join(E.SRC, "tests", "index", "serve.py"), "--world",
+                                 os.path.join(E.SRC, "fixtures", "index", "world.txt"), "--tls",
+                                 os.path.join(work, "srv.pem"), os.path.join(work, "srv.key")],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        url = proc.stdout.readline().strip()
+        check("the fixture index serves HTTPS", url.startswith("https://127.0.0.1:"), url)
+        req = os.path.join(work, "r.txt")
+        with open(req, "w") as f:
+            f.write("rr-parent\n")
+        venv = os.path.join(E.SRC, "fixtures", "venvs", "rocm72")
+
+        def run(extra=(), **env):
+            e = E.clean_env(**env)
+            for k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+                if k not in env:
+                    e.pop(k, None)
+            return E.rr(["--venv", venv, "--no-cache", "-i", url + "/simple/", *extra, req], env=e)
+
+        r = run()
+        check("an untrusted certificate is refused: exit 3, naming the certificate",
+              r.returncode == 3 and "certificate" in r.stderr.lower(), r.stderr)
+        r = run(["--cert", os.path.join(work, "ca.pem")])
+        check("--cert FILE trusts the private CA", r.returncode == 0 and "rr-held==1.0" in r.stdout, r.stderr)
+        r = run(SSL_CERT_FILE=os.path.join(work, "ca.pem"))
+        check("$SSL_CERT_FILE trusts it", r.returncode == 0 and "rr-held==1.0" in r.stdout, r.stderr)
+        r = run(SSL_CERT_DIR=cadir)
+        check("$SSL_CERT_DIR (hashed directory) trusts it", r.returncode == 0 and "rr-held==1.0" in r.stdout,
+              r.stderr)
+        r = run(["--cert", os.path.join(work, "missing.pem")])
+        check("an unreadable --cert is a usage error (exit 2)", r.returncode == 2 and "--cert" in r.stderr,
+              r.stderr)
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{n - len(fails)} passed, {len(fails)} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
