@@ -35,6 +35,7 @@ struct rr_stack;
 struct rr_plan;
 struct rr_provider;
 struct rr_plan_index;
+struct rr_index_event;
 
 struct rr_flow_opts {
 	/* inputs */
@@ -79,6 +80,9 @@ struct rr_flow_opts {
 	 * cache; when the cache lacks something too, judge the lines alone and say that
 	 * the dependencies were not checked (a warning, never a silent pass) */
 	bool offline_fallback;
+	/* the index client's transfers and progress (rr_index_opts.observe), or NULL */
+	void (*observe)(void *ctx, const struct rr_index_event *ev);
+	void *observe_ctx;
 };
 
 struct rr_flow {

@@ -53,6 +53,16 @@ struct rr_index_project {
 	size_t nfiles;
 };
 
+/* what rr_index_opts.observe is told */
+struct rr_index_event {
+	const char *url;	    /* the transfer that finished (redacted), NULL: progress */
+	long status;		    /* its HTTP status, 0 when none arrived */
+	unsigned long long bytes;   /* its body bytes */
+	size_t running;		    /* transfers in flight */
+	size_t transfers;	    /* transfers finished so far */
+	unsigned long long total_bytes; /* bytes received so far */
+};
+
 struct rr_index_opts {
 	/* in priority order: a project found on an earlier index is never taken from a
 	 * later one, and an index that fails (not a 404) stops the search there. uv's
@@ -87,6 +97,10 @@ struct rr_index_opts {
 	 * $PIP_CERT) and a directory of hashed certificates (NULL: $SSL_CERT_DIR) */
 	const char *ca_file;
 	const char *ca_dir;
+	/* optional: told about each finished transfer, and (url NULL) now and then while
+	 * transfers run, for progress; called from the thread that runs the client */
+	void (*observe)(void *ctx, const struct rr_index_event *ev);
+	void *observe_ctx;
 };
 
 /*

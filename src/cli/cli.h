@@ -74,6 +74,8 @@ void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3)
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
 /* write all of buf to stdout in one go; false when stdout failed (EPIPE, full disk) */
 bool rr_cli_write_stdout(const char *buf, size_t len);
+/* "\033[<sgr>m" when stderr gets colour (NO_COLOR, CLICOLOR_FORCE, a terminal), else "" */
+const char *rr_cli_colour(const char *sgr);
 /* status, after leaving the fail-closed line on stdout when it is not a terminal */
 int rr_cli_fail_closed(const struct rr_cli *cli, int status);
 /* the same with termination signals held until the whole plan is written */

@@ -52,7 +52,7 @@ void rr_cli_print_error(const rr_error *err)
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 
-	rr_strbuf_adds(&sb, "rocm-resolve: error: ");
+	rr_strbuf_addf(&sb, "rocm-resolve: %serror:%s ", rr_cli_colour("1;31"), rr_cli_colour("0"));
 	rr_error_format(err, &msg);
 	/* text from input files reaches the terminal escaped (\x1b, ...), never raw */
 	rr_strbuf_add_printable(&sb, msg.buf);
@@ -78,6 +78,30 @@ void rr_cli_print_error(const rr_error *err)
 	fputs(sb.buf, stderr);
 }
 
+/*
+ * an SGR sequence for stderr, or "" when colour is off: NO_COLOR (any value)
+ * turns it off, CLICOLOR_FORCE (not "0") on, else a terminal has it
+ */
+const char *rr_cli_colour(const char *sgr)
+{
+	static int on = -1;
+	static char buf[8][16];
+	static unsigned next;
+	const char *force = getenv("CLICOLOR_FORCE");
+	const char *no = getenv("NO_COLOR");
+
+	if (on < 0)
+		on = no && *no ? 0
+		     : force && *force && strcmp(force, "0") ? 1
+							     : isatty(STDERR_FILENO) &&
+								       !(getenv("TERM") &&
+									 strcmp(getenv("TERM"), "dumb") == 0);
+	if (!on)
+		return "";
+	snprintf(buf[next % 8], sizeof(buf[0]), "\033[%sm", sgr);
+	return buf[next++ % 8];
+}
+
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
@@ -87,7 +111,11 @@ static void vmsg(const char *prefix, const char *fmt, va_list ap)
 	rr_strbuf_vaddf(&sb, fmt, ap);
 	shown = rr_redact_credentials(sb.buf);
 	rr_strbuf_add_printable(&safe, shown);
-	fprintf(stderr, "rocm-resolve: %s%s\n", prefix, safe.buf);
+	if (*prefix)
+		fprintf(stderr, "rocm-resolve: %s%s%s %s\n", rr_cli_colour("33"), prefix,
+			rr_cli_colour("0"), safe.buf);
+	else
+		fprintf(stderr, "rocm-resolve: %s\n", safe.buf);
 }
 
 void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...)
@@ -97,7 +125,7 @@ void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...)
 	if (cli->verbosity < 0)
 		return;
 	va_start(ap, fmt);
-	vmsg("warning: ", fmt, ap);
+	vmsg("warning:", fmt, ap);
 	va_end(ap);
 }
 

@@ -2,11 +2,54 @@
  * session.c - the CLI's options turned into the library's pipeline options,
  * and its errors into exit statuses.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "session.h"
+#include "rocm-resolve/index.h"
 #include "rocm-resolve/plan.h"
+
+/*
+ * the terminal while the index is asked: a progress line on stderr when it is a
+ * terminal (requests done and in flight, bytes), rewritten in place at most 10
+ * times a second and wiped before anything else is printed; with -vv every
+ * transfer, on its own line
+ */
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void progress_clear(struct rr_session *s)
+{
+	if (s->progress_shown)
+		fputs("\r\033[K", stderr);
+	s->progress_shown = false;
+}
+
+static void observe(void *ctx, const struct rr_index_event *ev)
+{
+	struct rr_session *s = ctx;
+	long long now = mono_ms();
+
+	if (ev->url && s->verbosity >= 2) {
+		progress_clear(s);
+		fprintf(stderr, "rocm-resolve: GET %s -> %ld (%llu bytes)\n", ev->url, ev->status,
+			ev->bytes);
+	}
+	if (!s->tty || s->verbosity < 0 || now - s->progress_ms < 100)
+		return;
+	s->progress_ms = now;
+	fprintf(stderr, "\r\033[Krocm-resolve: resolving: %zu requests done, %zu in flight, %.1f MB",
+		ev->transfers, ev->running, (double)ev->total_bytes / 1e6);
+	s->progress_shown = true;
+}
 
 static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
 {
@@ -41,6 +84,7 @@ static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool wan
 	o->timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o->record = cli->write_testcase != NULL;
 	o->offline_fallback = strcmp(cli->command, "check") == 0;
+	o->observe = observe;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */
 	o->allow_excludes = cli->uv_excludes != NULL ||
 			    (strcmp(cli->command, "install") == 0 &&
@@ -54,6 +98,9 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 
 	memset(s, 0, sizeof(*s));
 	fill_opts(&s->opts, cli, want_inputs);
+	s->opts.observe_ctx = s;
+	s->verbosity = cli->verbosity;
+	s->tty = isatty(STDERR_FILENO) && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
 	rc = rr_flow_open(&s->opts, &s->flow, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
@@ -81,6 +128,7 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 	rr_err rc;
 
 	rc = rr_flow_plan(s->flow, &s->opts, &err);
+	progress_clear(s);
 	/* what the index steps found (CUDA indexes left out, unresolvable URLs) */
 	for (size_t i = before; i < s->flow->nwarnings; i++)
 		rr_cli_warn(cli, "%s", s->flow->warnings[i]);

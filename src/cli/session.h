@@ -16,6 +16,10 @@ struct rr_session {
 	struct rr_reqset *reqs;
 	struct rr_venv *venv;
 	struct rr_stack *stack;
+	/* the terminal while resolving */
+	int verbosity;
+	bool tty, progress_shown;
+	long long progress_ms;
 };
 
 /* -1 on success (go on), else the exit status after printing the error */

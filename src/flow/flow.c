@@ -295,6 +295,8 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		io.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
 		io.find_links = (const char *const *)f->reqs.find_links;
 		io.ca_file = o->ca_file;
+		io.observe = o->observe;
+		io.observe_ctx = o->observe_ctx;
 		io.nfind_links = f->reqs.nfind_links;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
 		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */

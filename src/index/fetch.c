@@ -509,11 +509,21 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 				s->done = true;
 				done++;
 			}
+			if (f->o.observe) {
+				struct rr_index_event ev = {s->redacted, s->r->status,
+							    (unsigned long long)s->r->body_size,
+							    running, f->transfers, f->bytes};
+				f->o.observe(f->o.observe_ctx, &ev);
+			}
 			rr_curl.easy_cleanup(e);
 			s->easy = NULL;
 		}
 		if (done == n)
 			break;
+		if (f->o.observe) {
+			struct rr_index_event ev = {NULL, 0, 0, running, f->transfers, f->bytes};
+			f->o.observe(f->o.observe_ctx, &ev);
+		}
 		if (running) {
 			int timeout = 1000;
 			if (next_due >= 0) {

@@ -138,6 +138,8 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 		.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION,
 		.ca_file = o->ca_file,
 		.ca_dir = o->ca_dir,
+		.observe = o->observe,
+		.observe_ctx = o->observe_ctx,
 	};
 
 	if (o->nindex_urls == 0)
