@@ -63,6 +63,10 @@ struct rr_flow_opts {
 	const char *const *extra_index_urls;
 	size_t nextra_index_urls;
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve, else ~/.cache/rocm-resolve */
+	/* where a filtered copy of a constraints file the plan names is kept: data, not
+	 * cache, so a saved plan still works after the cache is cleaned; NULL:
+	 * $XDG_DATA_HOME/rocm-resolve, else ~/.local/share/rocm-resolve */
+	const char *data_dir;
 	bool no_cache, offline, refresh, pre;
 	long timeout_ms;
 	const char *ca_file; /* --cert: a CA bundle (else $SSL_CERT_FILE ...; $SSL_CERT_DIR) */
@@ -92,6 +96,7 @@ struct rr_flow {
 	struct rr_venv *venv;
 	struct rr_stack *stack;
 	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */
+	char *data_dir;	 /* absolute; NULL when none can be found */
 	struct rr_plan_index *indexes; /* in priority order, as the plan names them */
 	size_t nindexes;
 	const char **index_urls; /* the same, as the resolver uses them (borrowed) */

@@ -158,8 +158,8 @@ int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 		shown = next;
 		free(to);
 	}
-	if (s->flow->cache_dir) {
-		char *next = replace_all(shown, s->flow->cache_dir, "@DIR@/cache");
+	if (s->flow->data_dir) {
+		char *next = replace_all(shown, s->flow->data_dir, "@DIR@/data");
 		free(shown);
 		shown = next;
 	}

@@ -49,6 +49,21 @@ char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const
 	return NULL;
 }
 
+static char *data_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+{
+	const char *xdg = getenv_fn ? getenv_fn("XDG_DATA_HOME") : getenv("XDG_DATA_HOME");
+	const char *home = getenv_fn ? getenv_fn("HOME") : getenv("HOME");
+
+	if (explicit_dir && *explicit_dir)
+		return rr_xstrdup(explicit_dir);
+	/* the XDG base directory spec: a relative path is invalid and is ignored */
+	if (xdg && xdg[0] == '/')
+		return rr_xasprintf("%s/rocm-resolve", xdg);
+	if (home && home[0] == '/')
+		return rr_xasprintf("%s/.local/share/rocm-resolve", home);
+	return NULL;
+}
+
 /* the venv (--venv, $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda) or --stack FILE */
 static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_error *err)
 {
@@ -128,6 +143,7 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 	for (size_t i = 0; i < f->stack->nwarnings; i++)
 		flow_warn(f, rr_xstrdup(f->stack->warnings[i]));
 	f->cache_dir = o->no_cache ? NULL : rr_flow_cache_dir(o->cache_dir, o->getenv_fn);
+	f->data_dir = data_dir(o->data_dir, o->getenv_fn);
 	*ret = f;
 	return RR_OK;
 fail:
@@ -402,7 +418,7 @@ static rr_err check_found(struct rr_flow *f, rr_error *err)
 rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
 	struct rr_plan_input in = {0};
-	RR_AUTOFREE char *scratch = f->cache_dir ? rr_xasprintf("%s/plans", f->cache_dir) : NULL;
+	RR_AUTOFREE char *scratch = f->data_dir ? rr_xasprintf("%s/constraints", f->data_dir) : NULL;
 	RR_AUTOFREE bool *resolvable = rr_xcalloc(f->reqs.nitems + 1, sizeof(bool));
 	rr_err rc;
 
@@ -470,6 +486,7 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 		free(f->warnings[i]);
 	free(f->warnings);
 	free(f->cache_dir);
+	free(f->data_dir);
 	free(f->world);
 	f->stack = rr_stack_free(f->stack);
 	f->venv = rr_venv_free(f->venv);

@@ -68,23 +68,26 @@ def test_symlinks(tmp):
     write(os.path.join(d, "cons.txt"), "torch==2.0.0\nrequests<3\n")
     ex = os.path.join(d, "excludes.txt")
     cache = os.path.join(d, "cache")
-    os.makedirs(os.path.join(cache, "plans"))
+    # the filtered constraints live in the data directory (they outlive the cache)
+    plans = os.path.join(d, "data", "rocm-resolve", "constraints")
+    os.makedirs(plans)
     name = "constraints-%s.txt" % hashlib.sha256(b"requests<3\n").hexdigest()[:16]
     plant = (f'ln -s {victim} "{ex}.tmp.$$" && '
-             f'ln -s {victim} "{cache}/plans/.{name}.$$.tmp"')
+             f'ln -s {victim} "{plans}/.{name}.$$.tmp"')
+    env = dict(os.environ, XDG_DATA_HOME=os.path.join(d, "data"))
     p = run(["plan", "--no-index", "-q", "--venv", venv, "--cache-dir", cache,
-             "--uv-excludes", ex, "req.txt"], cwd=d, shell_prefix=plant)
+             "--uv-excludes", ex, "req.txt"], cwd=d, shell_prefix=plant, env=env)
     check(p is not None and p.returncode == 0, "plan with planted temp symlinks exits 0",
           p and p.stderr.decode())
     check(read(victim) == "do not touch\n", "a symlink at the old temp names clobbers nothing",
           read(victim))
     check(os.path.isfile(ex) and not os.path.islink(ex) and "rocm-resolve" in read(ex),
           "the excludes file is a regular file with the list")
-    plan = os.path.join(cache, "plans", name)
+    plan = os.path.join(plans, name)
     check(os.path.isfile(plan) and not os.path.islink(plan) and read(plan) == "requests<3\n",
           "the filtered constraints file is written as a regular file")
-    left = [f for f in os.listdir(os.path.join(cache, "plans")) if f.endswith(".tmp")]
-    check(all(os.path.islink(os.path.join(cache, "plans", f)) for f in left),
+    left = [f for f in os.listdir(plans) if f.endswith(".tmp")]
+    check(all(os.path.islink(os.path.join(plans, f)) for f in left),
           "no temporary file of ours is left behind", left)
 
 

@@ -4,8 +4,10 @@
     still gets the whole plan (termination waits for the last byte), never a plan
     cut mid-line without its protected pins;
   - `check --format json > /dev/full` and `plan > /dev/full` exit 3, not 0;
-  - a relative XDG_CACHE_HOME is ignored (the XDG rule): no plan files appear
-    inside the project directory."""
+  - a relative XDG_CACHE_HOME / XDG_DATA_HOME is ignored (the XDG rule): no plan
+    files appear inside the project directory;
+  - a saved plan keeps working after the cache is cleaned: the filtered constraints
+    it names live in the data directory, not the cache."""
 import os
 import signal
 import subprocess
@@ -72,12 +74,20 @@ with open(os.path.join(proj, "requirements.txt"), "w") as f:
     f.write("-c constraints.txt\nrequests\n")
 with open(os.path.join(proj, "constraints.txt"), "w") as f:
     f.write("torch==2.4.0\nurllib3<3\n")
-renv = dict(env, XDG_CACHE_HOME="relative-cache", HOME=os.path.join(work, "home"))
+renv = dict(env, XDG_CACHE_HOME="relative-cache", XDG_DATA_HOME="relative-data",
+            HOME=os.path.join(work, "home"))
 r = subprocess.run([exe, "--no-index", "--venv", venv, "requirements.txt"], capture_output=True, env=renv,
                    cwd=proj)
 check("a relative XDG_CACHE_HOME puts nothing into the project directory",
       r.returncode == 0 and sorted(os.listdir(proj)) == ["constraints.txt", "requirements.txt"] and
-      os.path.join(work, "home", ".cache", "rocm-resolve", "plans").encode() in r.stdout,
+      os.path.join(work, "home", ".local", "share", "rocm-resolve", "constraints").encode() in r.stdout,
       f"{os.listdir(proj)}\n{r.stdout.decode()}{r.stderr.decode()}")
+# the cache cleaned, the saved plan still names a file that exists
+import re  # noqa: E402
+import shutil  # noqa: E402
+shutil.rmtree(os.path.join(work, "home", ".cache"), ignore_errors=True)
+m = re.search(rb"^-c (\S+)$", r.stdout, re.M)
+check("a saved plan's constraints file survives a cache clean",
+      m is not None and os.path.isfile(m.group(1)), r.stdout.decode())
 print(f"{n - len(fails)} passed, {len(fails)} failed")
 sys.exit(1 if fails else 0)

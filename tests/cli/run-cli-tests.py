@@ -48,6 +48,7 @@ def run_case(path):
     env = dict(os.environ)
     env.pop("VIRTUAL_ENV", None)
     env["XDG_CACHE_HOME"] = "/tmp/rocm-resolve-cli-tests"
+    env["XDG_DATA_HOME"] = "/tmp/rocm-resolve-cli-tests-data"
     for e in spec["env"]:
         k, _, v = e.partition("=")
         env[k] = v.replace("@SRC@", src).replace("@BUILD@", build)

@@ -264,6 +264,7 @@ static void run_pipeline(struct scenario *sc, struct strv *actual)
 	struct rr_provider prov;
 	rr_error err = RR_ERROR_INIT;
 	RR_AUTOFREE char *cache = rr_xasprintf("%s/cache", sc->tmpdir);
+	RR_AUTOFREE char *data = rr_xasprintf("%s/data", sc->tmpdir);
 	rr_err rc;
 
 	o.inputs = (const char *const *)q->inputs.v;
@@ -271,6 +272,7 @@ static void run_pipeline(struct scenario *sc, struct strv *actual)
 	o.want_inputs = true;
 	o.stack_file = sc->stack;
 	o.cache_dir = cache;
+	o.data_dir = data;
 	o.getenv_fn = no_env;
 	rr_provider_mem_get(sc->mem, &prov);
 	o.provider = &prov;
