@@ -628,13 +628,14 @@ static char *why_chain(const struct rs *r, uint32_t pkg)
 			break;
 		}
 		if (parent == PG_ROOT) {
+			/* no requirement text kept: name the package, never a bare "?" */
 			parts[n++] = rr_xasprintf("%s requires %s", origin ? origin : "the request",
-						  text ? text : "?");
+						  text ? text : pg_pkg_name(r->pg, cur));
 			break;
 		}
 		parts[n++] = rr_xasprintf("%s %s requires %s", pg_pkg_name(r->pg, parent),
 					  r->pkgs[parent].vtext[pg_decision(r->pg, parent)],
-					  text ? text : "?");
+					  text ? text : pg_pkg_name(r->pg, cur));
 		cur = parent;
 	}
 	if (cut)
