@@ -41,6 +41,11 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 
+struct incoming {
+	const struct rr_specset **v;
+	size_t n, cap;
+};
+
 struct held {
 	const char *key;
 	int state; /* 0 unknown, 1 visiting, 2 done */
@@ -59,6 +64,11 @@ struct ctx {
 	const struct rr_root_requirement *cons;
 	size_t ncons;
 	struct held *held; /* one per solved package, by solution index */
+	/* what the solution asks of each solved package, built once: the specifier sets
+	 * of every applicable dependency line of every solved release, by solution index */
+	struct incoming *in_specs;
+	struct rr_requirement **parsed; /* the dependency lines those point into */
+	size_t nparsed, cap_parsed;
 };
 
 static void warnf(struct rr_resolution *res, char *msg)
@@ -164,9 +174,61 @@ static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
 	return ok;
 }
 
-/* does every requirement on key in the solution (roots, constraints, dependencies) allow v? */
-static bool allowed_by_solution(const struct ctx *c, const char *key, const struct rr_version *v)
+static size_t solved_index(const struct ctx *c, const char *key);
+
+/* parse every applicable dependency line of the solution once, filed under the package it names */
+static void build_incoming(struct ctx *c)
 {
+	size_t n = rr_solution_count(c->sol);
+
+	c->in_specs = rr_xcalloc(n + 1, sizeof(*c->in_specs));
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_solved *s = rr_solution_at(c->sol, i);
+		const char *const *deps;
+		size_t nd;
+		rr_error err = RR_ERROR_INIT;
+
+		if (s->fixed || !s->candidate ||
+		    c->prov->dependencies(c->prov->ctx, s->key, s->candidate, &deps, &nd, &err)) {
+			rr_error_release(&err);
+			continue;
+		}
+		for (size_t k = 0; k < nd; k++) {
+			struct rr_requirement *dep = rr_xmalloc(sizeof(*dep));
+			size_t j;
+			*dep = (struct rr_requirement)RR_REQUIREMENT_INIT;
+			if (rr_requirement_parse(deps[k], dep, NULL) || !dep->key ||
+			    !applies(c, dep, s) || (j = solved_index(c, dep->key)) == (size_t)-1) {
+				rr_requirement_release(dep);
+				free(dep);
+				continue;
+			}
+			RR_PUSH(c->parsed, c->nparsed, c->cap_parsed) = dep;
+			RR_PUSH(c->in_specs[j].v, c->in_specs[j].n, c->in_specs[j].cap) = &dep->spec;
+		}
+	}
+}
+
+static void free_incoming(struct ctx *c)
+{
+	for (size_t i = 0; i < c->nparsed; i++) {
+		rr_requirement_release(c->parsed[i]);
+		free(c->parsed[i]);
+	}
+	free(c->parsed);
+	for (size_t i = 0; c->in_specs && i < rr_solution_count(c->sol); i++)
+		free(c->in_specs[i].v);
+	free(c->in_specs);
+	c->parsed = NULL;
+	c->in_specs = NULL;
+}
+
+/* does every requirement on package j in the solution (roots, constraints, dependencies) allow v? */
+static bool allowed_by_solution(const struct ctx *c, size_t j, const char *key,
+				const struct rr_version *v)
+{
+	const struct incoming *in = &c->in_specs[j];
+
 	for (size_t r = 0; r < c->nroots; r++)
 		if (strcmp(c->roots[r].req->key, key) == 0 &&
 		    !rr_specset_contains(&c->roots[r].req->spec, v, RR_PRE_POLICY_ALLOW))
@@ -175,36 +237,15 @@ static bool allowed_by_solution(const struct ctx *c, const char *key, const stru
 		if (strcmp(c->cons[r].req->key, key) == 0 &&
 		    !rr_specset_contains(&c->cons[r].req->spec, v, RR_PRE_POLICY_ALLOW))
 			return false;
-	for (size_t i = 0; i < rr_solution_count(c->sol); i++) {
-		const struct rr_solved *s = rr_solution_at(c->sol, i);
-		const char *const *deps;
-		size_t n;
-		rr_error err = RR_ERROR_INIT;
-		bool ok = true;
-
-		if (s->fixed || !s->candidate)
-			continue;
-		if (c->prov->dependencies(c->prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
-			rr_error_release(&err);
-			continue;
-		}
-		for (size_t k = 0; ok && k < n; k++) {
-			struct rr_requirement dep = RR_REQUIREMENT_INIT;
-			if (rr_requirement_parse(deps[k], &dep, NULL))
-				continue;
-			if (dep.key && strcmp(dep.key, key) == 0 && applies(c, &dep, s) &&
-			    !rr_specset_contains(&dep.spec, v, RR_PRE_POLICY_ALLOW))
-				ok = false;
-			rr_requirement_release(&dep);
-		}
-		if (!ok)
+	for (size_t k = 0; k < in->n; k++)
+		if (!rr_specset_contains(in->v[k], v, RR_PRE_POLICY_ALLOW))
 			return false;
-	}
 	return true;
 }
 
 /* the newest release of s's project that uv, given the same requirements, would consider */
-static const struct rr_candidate *newest_allowed(const struct ctx *c, const struct rr_solved *s)
+static const struct rr_candidate *newest_allowed(const struct ctx *c, size_t j,
+						 const struct rr_solved *s)
 {
 	const struct rr_candidate *cs;
 	const struct rr_candidate *best = NULL;
@@ -221,7 +262,7 @@ static const struct rr_candidate *newest_allowed(const struct ctx *c, const stru
 			continue;
 		if (best && rr_version_cmp(&cs[i].version, &best->version) <= 0)
 			continue;
-		if (!python_ok(c, &cs[i]) || !allowed_by_solution(c, s->key, &cs[i].version))
+		if (!python_ok(c, &cs[i]) || !allowed_by_solution(c, j, s->key, &cs[i].version))
 			continue;
 		best = &cs[i];
 	}
@@ -230,10 +271,10 @@ static const struct rr_candidate *newest_allowed(const struct ctx *c, const stru
 
 static size_t solved_index(const struct ctx *c, const char *key)
 {
-	for (size_t i = 0; i < rr_solution_count(c->sol); i++)
-		if (strcmp(rr_solution_at(c->sol, i)->key, key) == 0)
-			return i;
-	return (size_t)-1;
+	const struct rr_solved *s = rr_solution_find(c->sol, key);
+
+	/* the solution is one sorted array: its index is the offset */
+	return s ? (size_t)(s - rr_solution_at(c->sol, 0)) : (size_t)-1;
 }
 
 static const char *held_cause(struct ctx *c, size_t i);
@@ -301,7 +342,7 @@ static const char *held_cause(struct ctx *c, size_t i)
 		return h->cause; /* done, or a cycle: not (yet) known to be held */
 	h->state = 1;
 	h->key = s->key;
-	if (!s->fixed && s->candidate && (newest = newest_allowed(c, s)) &&
+	if (!s->fixed && s->candidate && (newest = newest_allowed(c, i, s)) &&
 	    rr_version_cmp(&newest->version, &s->candidate->version) > 0)
 		h->cause = stack_cause(c, s, newest);
 	h->state = 2;
@@ -322,6 +363,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 	size_t n = rr_solution_count(c->sol);
 
 	c->held = rr_xcalloc(n + 1, sizeof(*c->held));
+	build_incoming(c);
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
 		const char *cause = held_cause(c, i);
@@ -359,6 +401,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 	for (size_t i = 0; i < n; i++)
 		free(c->held[i].cause);
 	c->held = rr_free(c->held);
+	free_incoming(c);
 }
 
 /*
