@@ -7,6 +7,7 @@
 #ifndef RR_SHA256_H
 #define RR_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,9 @@ struct rr_sha256 {
 void rr_sha256_init(struct rr_sha256 *h);
 void rr_sha256_update(struct rr_sha256 *h, const void *data, size_t len);
 void rr_sha256_final(struct rr_sha256 *h, unsigned char digest[32]);
+/* the digest of everything left to read on fd, in RECORD's form (urlsafe base64);
+ * false on a read error. The caller opens and closes fd. */
+bool rr_sha256_fd_b64url(int fd, char out[44]);
 /* writes 64 lowercase hex digits and a NUL to hex */
 void rr_sha256_hex(const void *data, size_t len, char hex[65]);
 void rr_sha256_digest_to_hex(const unsigned char digest[32], char hex[65]);

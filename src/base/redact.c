@@ -3,40 +3,6 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
 
-/*
- * a URL's userinfo sits between "://" and the first '@' that comes before any
- * '/', '?', '#' or whitespace; anything else is left as it is
- */
-char *rr_redact_credentials(const char *text)
-{
-	struct rr_strbuf out = RR_STRBUF_INIT;
-	const char *p = text;
-
-	for (;;) {
-		const char *sep = strstr(p, "://");
-		const char *q;
-		const char *at = NULL;
-
-		if (!sep) {
-			rr_strbuf_adds(&out, p);
-			break;
-		}
-		q = sep + 3;
-		for (const char *r = q; *r && !strchr("/?# \t\r\n\"'", *r); r++)
-			if (*r == '@')
-				at = r;
-		if (at && at > q) {
-			rr_strbuf_add(&out, p, (size_t)(q - p));
-			rr_strbuf_adds(&out, "***");
-			p = at;
-		} else {
-			rr_strbuf_add(&out, p, (size_t)(q - p));
-			p = q;
-		}
-	}
-	return rr_strbuf_detach(&out, NULL);
-}
-
 /* userinfo made only of ${VAR} references (and ':'): the installers expand those themselves */
 static bool only_variables(const char *s, const char *end)
 {
@@ -55,7 +21,12 @@ static bool only_variables(const char *s, const char *end)
 	return true;
 }
 
-char *rr_strip_credentials(const char *text, bool *removed)
+/*
+ * a URL's userinfo sits between "://" and the last '@' that comes before any
+ * '/', '?', '#' or whitespace; anything else is left as it is. strip: remove it
+ * (keeping userinfo made only of ${VAR}), else replace it with "***"
+ */
+static char *rewrite_userinfo(const char *text, bool strip, bool *removed)
 {
 	struct rr_strbuf out = RR_STRBUF_INIT;
 	const char *p = text;
@@ -76,13 +47,28 @@ char *rr_strip_credentials(const char *text, bool *removed)
 			if (*r == '@')
 				at = r;
 		rr_strbuf_add(&out, p, (size_t)(q - p));
-		if (at && at > q && !only_variables(q, at)) {
-			if (removed)
-				*removed = true;
+		if (!at || at == q || (strip && only_variables(q, at))) {
+			p = q;
+			continue;
+		}
+		if (removed)
+			*removed = true;
+		if (strip) {
 			p = at + 1;
 		} else {
-			p = q;
+			rr_strbuf_adds(&out, "***");
+			p = at;
 		}
 	}
 	return rr_strbuf_detach(&out, NULL);
+}
+
+char *rr_redact_credentials(const char *text)
+{
+	return rewrite_userinfo(text, false, NULL);
+}
+
+char *rr_strip_credentials(const char *text, bool *removed)
+{
+	return rewrite_userinfo(text, true, removed);
 }

@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rocm-resolve/sha256.h"
 
@@ -163,4 +165,23 @@ void rr_sha256_digest_to_b64url(const unsigned char digest[32], char out[44])
 		out[o++] = tbl[(v >> 6) & 63];
 	}
 	out[o] = '\0';
+}
+
+bool rr_sha256_fd_b64url(int fd, char out[44])
+{
+	unsigned char buf[65536], digest[32];
+	struct rr_sha256 h;
+	ssize_t r;
+
+	rr_sha256_init(&h);
+	while ((r = read(fd, buf, sizeof(buf))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return false;
+		rr_sha256_update(&h, buf, (size_t)r);
+	}
+	rr_sha256_final(&h, digest);
+	rr_sha256_digest_to_b64url(digest, out);
+	return true;
 }

@@ -34,34 +34,31 @@ static void flow_warn(struct rr_flow *f, char *owned)
 	RR_PUSH(f->warnings, f->nwarnings, f->cap_warnings) = owned;
 }
 
-char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+/* an XDG base directory for us: explicit, else $VAR/rocm-resolve (absolute only, as the
+ * spec says a relative one is invalid), else ~/<fallback>/rocm-resolve */
+static char *xdg_dir(const char *explicit_dir, const char *var, const char *fallback,
+		     const char *(*getenv_fn)(const char *))
 {
-	const char *xdg = getenv_fn ? getenv_fn("XDG_CACHE_HOME") : getenv("XDG_CACHE_HOME");
+	const char *xdg = getenv_fn ? getenv_fn(var) : getenv(var);
 	const char *home = getenv_fn ? getenv_fn("HOME") : getenv("HOME");
 
 	if (explicit_dir && *explicit_dir)
 		return rr_xstrdup(explicit_dir);
-	/* the XDG base directory spec: a relative path is invalid and is ignored */
 	if (xdg && xdg[0] == '/')
 		return rr_xasprintf("%s/rocm-resolve", xdg);
 	if (home && home[0] == '/')
-		return rr_xasprintf("%s/.cache/rocm-resolve", home);
+		return rr_xasprintf("%s/%s/rocm-resolve", home, fallback);
 	return NULL;
+}
+
+char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+{
+	return xdg_dir(explicit_dir, "XDG_CACHE_HOME", ".cache", getenv_fn);
 }
 
 static char *data_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
 {
-	const char *xdg = getenv_fn ? getenv_fn("XDG_DATA_HOME") : getenv("XDG_DATA_HOME");
-	const char *home = getenv_fn ? getenv_fn("HOME") : getenv("HOME");
-
-	if (explicit_dir && *explicit_dir)
-		return rr_xstrdup(explicit_dir);
-	/* the XDG base directory spec: a relative path is invalid and is ignored */
-	if (xdg && xdg[0] == '/')
-		return rr_xasprintf("%s/rocm-resolve", xdg);
-	if (home && home[0] == '/')
-		return rr_xasprintf("%s/.local/share/rocm-resolve", home);
-	return NULL;
+	return xdg_dir(explicit_dir, "XDG_DATA_HOME", ".local/share", getenv_fn);
 }
 
 /* the venv (--venv, $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda) or --stack FILE */

@@ -245,10 +245,7 @@ enum { H_OK, H_MISSING, H_DIFFERS, H_SKIP, H_NOTREG };
 /* hash a file: H_OK with b64 set, H_MISSING when it cannot be read, H_NOTREG when not a file */
 static int hash_file(const char *path, char b64[44])
 {
-	unsigned char buf[65536], digest[32];
-	struct rr_sha256 h;
 	int fd;
-	ssize_t r;
 
 	/* a RECORD entry may name /dev/zero or a FIFO: never open those blocking, never read them */
 	switch (rr_file_open_read(AT_FDCWD, path, 0, "", &fd, NULL, NULL)) {
@@ -261,19 +258,11 @@ static int hash_file(const char *path, char b64[44])
 		return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? H_NOTREG : H_MISSING;
 	}
 	}
-	rr_sha256_init(&h);
-	while ((r = read(fd, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			close(fd);
-			return H_MISSING;
-		}
-		rr_sha256_update(&h, buf, (size_t)r);
+	if (!rr_sha256_fd_b64url(fd, b64)) {
+		close(fd);
+		return H_MISSING;
 	}
 	close(fd);
-	rr_sha256_final(&h, digest);
-	rr_sha256_digest_to_b64url(digest, b64);
 	return H_OK;
 }
 

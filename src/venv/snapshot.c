@@ -193,28 +193,15 @@ static bool read_small(const char *path, size_t max, struct rr_strbuf *sb)
 /* sha256 of a regular file as RECORD writes it; false when it cannot be read */
 static bool hash_path(const char *path, char out[44])
 {
-	unsigned char buf[65536], digest[32];
-	struct rr_sha256 h;
 	struct stat st;
-	ssize_t r;
 	int fd = open_regular(path, &st);
+	bool ok;
 
 	if (fd < 0)
 		return false;
-	rr_sha256_init(&h);
-	while ((r = read(fd, buf, sizeof(buf))) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			close(fd);
-			return false;
-		}
-		rr_sha256_update(&h, buf, (size_t)r);
-	}
+	ok = rr_sha256_fd_b64url(fd, out);
 	close(fd);
-	rr_sha256_final(&h, digest);
-	rr_sha256_digest_to_b64url(digest, out);
-	return true;
+	return ok;
 }
 
 static bool valid_hash(const char *h)
