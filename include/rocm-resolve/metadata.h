@@ -51,4 +51,8 @@ rr_err rr_metadata_parse(const char *text, size_t len, const char *origin, struc
 void rr_metadata_add_requires_txt(struct rr_metadata *m, const char *text, size_t len);
 void rr_metadata_release(struct rr_metadata *m);
 
+/* one field of a RECORD line (CSV: quotes, doubled quotes), advancing *p past it and
+ * its comma; caller frees */
+char *rr_record_field(const char **p);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "gpu/gpu.h"
 #include "rocm-resolve/file.h"
+#include "rocm-resolve/metadata.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 
@@ -66,34 +67,6 @@ static char *normalize(const char *site, const char *rel)
 	return rr_strbuf_detach(&out, NULL);
 }
 
-/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
-static char *csv_field(const char **p)
-{
-	struct rr_strbuf sb = RR_STRBUF_INIT;
-	const char *s = *p;
-
-	if (*s == '"') {
-		for (s++; *s; s++) {
-			if (*s == '"' && s[1] == '"')
-				rr_strbuf_addch(&sb, '"'), s++;
-			else if (*s == '"') {
-				s++;
-				break;
-			} else
-				rr_strbuf_addch(&sb, *s);
-		}
-		while (*s && *s != ',' && *s != '\n')
-			s++;
-	} else {
-		size_t len = strcspn(s, ",\r\n");
-		rr_strbuf_add(&sb, s, len);
-		s += len;
-	}
-	if (*s == ',')
-		s++;
-	*p = s;
-	return rr_strbuf_detach(&sb, NULL);
-}
 
 static int cmp_ent(const void *a, const void *b)
 {
@@ -140,8 +113,8 @@ static void dist_load(struct dist *d)
 		return;
 	d->has_record = true;
 	for (const char *p = sb.buf; *p;) {
-		RR_AUTOFREE char *path = csv_field(&p);
-		RR_AUTOFREE char *hash = *p && *p != '\n' && *p != '\r' ? csv_field(&p) : rr_xstrdup("");
+		RR_AUTOFREE char *path = rr_record_field(&p);
+		RR_AUTOFREE char *hash = *p && *p != '\n' && *p != '\r' ? rr_record_field(&p) : rr_xstrdup("");
 		char *m;
 
 		while (*p && *p != '\n')

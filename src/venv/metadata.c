@@ -252,3 +252,34 @@ void rr_metadata_add_requires_txt(struct rr_metadata *m, const char *text, size_
 		RR_PUSH(m->requires_dist, m->nrequires_dist, cap) = rr_strbuf_detach(&sb, NULL);
 	}
 }
+
+/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
+char *rr_record_field(const char **p)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	const char *s = *p;
+
+	if (*s == '"') {
+		for (s++; *s; s++) {
+			if (*s == '"' && s[1] == '"') {
+				rr_strbuf_addch(&sb, '"');
+				s++;
+			} else if (*s == '"') {
+				s++;
+				break;
+			} else {
+				rr_strbuf_addch(&sb, *s);
+			}
+		}
+		while (*s && *s != ',' && *s != '\n')
+			s++;
+	} else {
+		size_t len = strcspn(s, ",\r\n");
+		rr_strbuf_add(&sb, s, len);
+		s += len;
+	}
+	if (*s == ',')
+		s++;
+	*p = s;
+	return rr_strbuf_detach(&sb, NULL);
+}

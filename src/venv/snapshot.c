@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "rocm-resolve/name.h"
+#include "rocm-resolve/metadata.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/snapshot.h"
 #include "rocm-resolve/strbuf.h"
@@ -353,36 +354,6 @@ static void prune_parents(const char *path, const char *stop)
 
 /* ---------------------------------------------------------------- RECORD */
 
-/* one CSV field (RFC 4180 quoting, as Python's csv module writes RECORD); advances *p */
-static char *csv_field(const char **p)
-{
-	struct rr_strbuf sb = RR_STRBUF_INIT;
-	const char *s = *p;
-
-	if (*s == '"') {
-		for (s++; *s; s++) {
-			if (*s == '"' && s[1] == '"') {
-				rr_strbuf_addch(&sb, '"');
-				s++;
-			} else if (*s == '"') {
-				s++;
-				break;
-			} else {
-				rr_strbuf_addch(&sb, *s);
-			}
-		}
-		while (*s && *s != ',' && *s != '\n')
-			s++;
-	} else {
-		size_t len = strcspn(s, ",\r\n");
-		rr_strbuf_add(&sb, s, len);
-		s += len;
-	}
-	if (*s == ',')
-		s++;
-	*p = s;
-	return rr_strbuf_detach(&sb, NULL);
-}
 
 struct rec {
 	char *path; /* as written, relative to the site */
@@ -409,8 +380,8 @@ static bool read_record(const char *dir, struct rec **ret, size_t *nret)
 	if (!read_small(path, MAX_RECORD, &sb))
 		return false;
 	for (const char *p = sb.buf; p && *p;) {
-		char *f = csv_field(&p);
-		char *h = *p && *p != '\n' && *p != '\r' ? csv_field(&p) : rr_xstrdup("");
+		char *f = rr_record_field(&p);
+		char *h = *p && *p != '\n' && *p != '\r' ? rr_record_field(&p) : rr_xstrdup("");
 
 		while (*p && *p != '\n')
 			p++;
