@@ -167,6 +167,10 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		return rc;
 	if (rc == RR_E_NOTFOUND && !dist)
 		return RR_E_NOTFOUND;
+	/* a page that lists no file at all (a broken mirror) is no project either: the
+	 * caller says so instead of "no version fits" */
+	if (!rc && proj && !proj->nfiles && !dist)
+		return rr_fail(err, RR_E_NOTFOUND, "the index page of '%s' lists no files", key);
 	pk.key = rr_xstrdup(key);
 	if (proj && proj->nfiles) {
 		fv = rr_xcalloc(proj->nfiles, sizeof(*fv));

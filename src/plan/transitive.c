@@ -562,10 +562,10 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		rr_error e2 = RR_ERROR_INIT;
 
 		r->unsat_why = rr_xstrdup(each.stripped[i].explanation);
-		/* a project no index has (a typo, a broken mirror) is not a stack question */
+		/* a project no index has, or whose page lists nothing (a typo, a broken
+		 * mirror), is not a stack question; one with no file for this platform is */
 		if (prov->candidates(prov->ctx, roots[each.stripped[i].index].req->key, &cs, &n,
-				     &e2) == RR_E_NOTFOUND ||
-		    n == 0)
+				     &e2) == RR_E_NOTFOUND)
 			r->not_found = true;
 		rr_error_release(&e2);
 	}

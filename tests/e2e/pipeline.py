@@ -236,6 +236,17 @@ def main():
             check("plan with no index still fails closed (exit 3), no silent plan",
                   r.returncode == 3 and r.stdout == FAIL_CLOSED, r.stdout + r.stderr)
 
+            # ---- a broken mirror (pages list nothing) vs a project with no file for this platform
+            f = write("empty.txt", "requests\n")
+            r = rr(["-i", idx.simple("/_fault/emptypages"), "--no-cache", f])
+            check("an index page that lists no files: exit 3 naming it, fail-closed stdout",
+                  r.returncode == 3 and "'requests'" in r.stderr and r.stdout == FAIL_CLOSED, r.stdout + r.stderr)
+            f = write("winonly.txt", "rr-windows-only\nrequests\n")
+            r = rr(["-i", simple, f])
+            check("files only for another platform: stripped with a warning (exit 0), not 'no index has it'",
+                  r.returncode == 0 and "stripped 'rr-windows-only'" in r.stderr and
+                  "no index has" not in r.stderr and "#   rr-windows-only" in r.stdout, r.stdout + r.stderr)
+
             # ---- every plan is a file both installers accept
             for text, venv in (("vllm==0.10.1\npsutil\n", v72), ("rr-held\nrr-parent\n", v72),
                                ("torchvision==0.19.1\n", v72), ("rr-tritondep\n", v64)):

@@ -27,6 +27,7 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/noheaders/...       no Cache-Control, ETag or Last-Modified anywhere (and no 304),
                               like many company mirrors
   /_fault/hang/...            accept the connection, never answer
+  /_fault/emptypages/...      project pages list no files (a broken mirror)
   /_fault/credlinks/...        file links on pages are absolute and carry alice:s3cretpw@
   /_fault/many/<n>/...        project pages list n extra synthetic releases (1.<i>), whose
                               files do not exist (CPU benchmarks of page handling)
@@ -249,6 +250,8 @@ def page_entries(idx, key, rels, faults=(), params=None, prefix="", host=""):
     """the files a project page lists: (filename, href, sha256 or None, size, requires-python,
     yanked reason or None, metadata sha256 or None)"""
     params = params or {}
+    if "emptypages" in faults:
+        return []
     if "zeros" in faults:
         fn = f"{escape_name(key)}-0.1.tar.gz"
         return [(fn, file_href(idx, fn), None, None, None, None, None)]
@@ -546,7 +549,7 @@ def make_handler(state):
                     elif n_seen < n:
                         faults.add(kind)
                     continue
-                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang)(/.*)$", rest)
+                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages)(/.*)$", rest)
                 if m:
                     faults.add(m.group(1))
                     rest = m.group(2)
