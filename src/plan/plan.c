@@ -142,11 +142,17 @@ static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output
 }
 
 /* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
-static char *short_why(const char *why)
+/* the first of the stack's reasons, without " (VERSION)": the pin line shows the version */
+static char *short_why(const char *why, const char *version)
 {
 	const char *semi = strstr(why, "; ");
+	char *s = semi ? rr_xstrndup(why, (size_t)(semi - why)) : rr_xstrdup(why);
+	RR_AUTOFREE char *tail = version ? rr_xasprintf(" (%s)", version) : NULL;
+	size_t n = strlen(s);
 
-	return semi ? rr_xstrndup(why, (size_t)(semi - why)) : rr_xstrdup(why);
+	if (tail && n > strlen(tail) && strcmp(s + n - strlen(tail), tail) == 0)
+		s[n - strlen(tail)] = '\0';
+	return s;
 }
 
 static bool marker_applies(struct builder *b, const struct rr_item *it)
@@ -216,7 +222,7 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 	prot = rr_stack_lookup(in->stack, key);
 	clash = prot ? NULL : rr_stack_clash(in->stack, in->policy, key);
 	if (prot && is_url) {
-		RR_AUTOFREE char *why = short_why(prot->why);
+		RR_AUTOFREE char *why = short_why(prot->why, prot->version);
 		decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED_URL, NULL,
 		       rr_xasprintf("a direct URL would replace the protected %s %s (%s)", prot->name,
 				    prot->version, why));
@@ -243,11 +249,12 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 					    prot->name, prot->version));
 			return;
 		}
-		RR_AUTOFREE char *why = short_why(prot->why);
+		RR_AUTOFREE char *why = short_why(prot->why, prot->version);
 		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
 		       satisfied ? rr_xasprintf("protected: %s", why)
-				 : rr_xasprintf("would replace the protected %s %s (%s)", prot->name,
-						prot->version, why));
+				 : rr_xasprintf("the version asked for would replace the protected "
+						"build (%s)",
+						why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
 						    "%s; pinned to the installed build",
@@ -376,7 +383,7 @@ static void add_pins(struct builder *b)
 		pin->name = rr_xstrdup(p->name);
 		pin->version = rr_xstrdup(p->version);
 		pin->why = rr_xstrdup(p->why);
-		pin->short_why = short_why(p->why);
+		pin->short_why = short_why(p->why, p->version);
 		pin->in_requirements = false;
 		pin->clash_group = p->clash_group ? rr_xstrdup(p->clash_group) : NULL;
 		pin->bridge = p->dist && p->dist->bridged && p->dist->site ? rr_xstrdup(p->dist->site)
