@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Run `rocm-resolve --no-index --venv fixtures/venvs/rocm72` on every file of the
 shared corpus (requirements, freeze listings, pyproject.toml). Each must exit 0
-with a plan on stdout, or exit 2 with a 'file:line:col: message' on stderr and
-nothing on stdout. Under ASan/UBSan any sanitizer report fails the run."""
+with a plan on stdout that pip's own parser and uv accept (anything they reject in
+the plan they must reject in the input too: a local path missing here), or exit 2
+with a 'file:line:col: message' on stderr and only the fail-closed line on stdout.
+Under ASan/UBSan any sanitizer report fails the run."""
 import os
 FAIL_CLOSED = b"rocm-resolve failed, no plan: see its error above\n"
 import re
@@ -34,6 +36,40 @@ for sub in ("requirements", "freeze", "pyproject"):
         os.symlink(os.path.join(d, f), dst)
         files.append(dst)
 
+def uv():
+    for c in (os.path.join(src, ".venv-tools", "bin", "uv"), shutil.which("uv")):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+UV = uv()
+UV_PARSE_ERROR = re.compile(r"Couldn't parse|Unexpected '|error: .*:\d+:\d+")
+
+
+def pip_parse(path):
+    """pip's own requirements-file parser and requirement constructor; an error string or None"""
+    code = ("import sys; sys.path.insert(0, '/usr/lib/python3/dist-packages')\n"
+            "from pip._internal.req.req_file import parse_requirements\n"
+            "from pip._internal.network.session import PipSession\n"
+            "from pip._internal.req.constructors import install_req_from_parsed_requirement\n"
+            "for pr in parse_requirements(sys.argv[1], session=PipSession()):\n"
+            "    install_req_from_parsed_requirement(pr)\n")
+    r = subprocess.run(["/usr/bin/python3", "-c", code, path], capture_output=True, text=True, timeout=60)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1]
+
+
+def uv_parse(path):
+    """uv reads the whole file before it resolves: offline and with no index, anything but
+    a parse error is fine here"""
+    if not UV:
+        return None
+    r = subprocess.run([UV, "pip", "compile", "--offline", "--no-index", "-q", "--no-cache", path],
+                       capture_output=True, text=True, timeout=60)
+    m = UV_PARSE_ERROR.search(r.stderr)
+    return m and r.stderr.strip()[:300]
+
+
 located = re.compile(r"^rocm-resolve: error: [^\n]+:\d+:\d+: ", re.M)
 passed = failed = 0
 counts = {0: 0, 2: 0}
@@ -47,6 +83,16 @@ for f in files:
     if r.returncode == 0:
         if not r.stdout.startswith(b"# rocm-resolve"):
             problems.append("exit 0 without a plan on stdout")
+        # every plan is a requirements file both installers accept (issue 8)
+        plan = os.path.join(tree, "plan.txt")
+        with open(plan, "wb") as fh:
+            fh.write(r.stdout)
+        for who, fn in (("pip", pip_parse), ("uv", uv_parse)):
+            bad = fn(plan)
+            # a local path that is not there (an editable ./sd-scripts of the original
+            # repository) is rejected in the input as well: not the plan's doing
+            if bad and fn(f) != bad:
+                problems.append(f"{who} rejects the plan: {bad}")
     elif r.returncode == 2:
         if r.stdout != FAIL_CLOSED:
             problems.append("exit 2 without exactly the fail-closed line on stdout")
