@@ -214,7 +214,8 @@ def run_once(argv, env, cwd, proxy, timeout, cap, out_path, err_path):
 
 def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
     env = dict(ctx["env"])
-    env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
+    if ctx["proxy"]:
+        env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
     if tool == "rr":
         env["RR_SYSROOT"] = ctx["sysroot"]
         return [ctx["exe"], "plan", "-v", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
@@ -311,7 +312,8 @@ def print_table(results, runs, meta):
         c, w = s["cold"], s["warm"]
         rss = " / ".join(human(x["rss_kb"] * 1024) if x["rss_kb"] else "-" for x in (c, w))
         req = " / ".join(fmt_req(x) if x["last"] else "-" for x in (c, w))
-        byt = " / ".join(human(x["down"]) if x["last"] else "-" for x in (c, w))
+        byt = " / ".join(human(x["down"]) if x["last"] and meta["proxy"] else "n/a" if x["last"] else "-"
+                         for x in (c, w))
         if tool == "rr" and c["self_bytes"] is not None:
             byt += f" (self: {human(c['self_bytes'])} / {human(w['self_bytes'])})"
         rcs = ",".join(str(x) for x in sorted(set(c["rcs"]) | set(w["rcs"])))
@@ -323,7 +325,7 @@ def print_table(results, runs, meta):
 
 
 def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, corpus=None, keep=False,
-        verbose=True, long=60.0):
+        verbose=True, long=60.0, no_proxy=False):
     exe = build if os.path.basename(build) == "rocm-resolve" else os.path.join(src, build, "src", "cli", "rocm-resolve")
     exe = os.path.abspath(exe)
     corpus = corpus or os.path.join(src, "..", "shared", "corpus")
@@ -357,7 +359,9 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
             versions["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
         versions["rocm-resolve"] = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
         with CountingProxy() as proxy:
-            ctx["proxy"], ctx["proxy_obj"] = proxy.url, proxy
+            ctx["proxy"], ctx["proxy_obj"] = (None if no_proxy else proxy.url), proxy
+            if no_proxy:
+                cap = 0  # nothing to count with: only the time limit holds
             for inp in inputs:
                 for tool in tools:
                     log(f"{inp['label']}: {TOOL_NAME[tool]}")
@@ -369,12 +373,16 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
                             rows.append((f"real {inp['label'][:24]}, {tool}, {mode}", s[mode]["time"],
                                          s[mode]["rss_kb"] or 0, set(s[mode]["rcs"])))
         meta = {
+            "proxy": not no_proxy,
             "index": "https://pypi.org/simple (default of every tool)",
             "index_note": "this machine's mirror: no PEP 658 attributes, no cache headers, ranges served",
             "footer": [
                 f"tools: {versions.get('rocm-resolve', '?')} ({exe}); {versions.get('uv', 'no uv')}; "
-                f"{versions.get('pip', 'no pip')} on CPython {v312} in a fresh venv; target Python 3.12.",
-                "bytes: server-to-client bytes through a counting CONNECT proxy (TLS wire bytes), median;"
+                f"{versions['pip'] + ' on CPython ' + v312 + ' in a fresh venv' if 'pip' in versions else 'no pip'};"
+                " target Python 3.12.",
+                ("bytes: server-to-client bytes through a counting CONNECT proxy (TLS wire bytes), median;"
+                 if not no_proxy else "bytes: n/a (--no-proxy: tools talk to the index directly, no byte cap);")
+                +
                 " requests: rocm-resolve's -v count, pip's urllib3 request lines, uv's logged sends"
                 " + range reads (>= lower bound).",
                 f"limits: {timeout:.0f} s and {human(cap)} per run; a cold run past either is not repeated"
@@ -407,9 +415,11 @@ def main():
     ap.add_argument("--only", help="only corpus files whose path contains this")
     ap.add_argument("--corpus", help="corpus directory (default ../shared/corpus)")
     ap.add_argument("--keep", action="store_true", help="keep the work dir (logs, plans, results.json)")
+    ap.add_argument("--no-proxy", action="store_true",
+                    help="no counting proxy (timings without its hop; bytes n/a, no byte cap)")
     a = ap.parse_args()
     src = os.path.dirname(here)
-    run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long)
+    run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long, no_proxy=a.no_proxy)
 
 
 if __name__ == "__main__":
