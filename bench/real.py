@@ -38,6 +38,7 @@ A (tool, input) whose cold run times out or hits the cap is not run again (cold 
 one whose first cold run takes over --long seconds (60) gets that one cold and one warm run.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -166,8 +167,10 @@ def count_requests(tool, err):
 
 
 def self_reported_bytes(err):
-    """rocm-resolve may print the bytes it downloaded with -v: take a number before 'bytes'"""
-    for line in err.splitlines():
+    """rocm-resolve may print the bytes it downloaded with -v: take a number before 'bytes',
+    from its 'resolved ... HTTP requests (N bytes; ...)' line if there is one"""
+    lines = err.splitlines()
+    for line in [x for x in lines if "HTTP requests" in x] + lines:
         if "bytes" in line:
             m = re.search(r"(\d[\d,]*)\s*bytes", line)
             if m:
@@ -339,6 +342,12 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
         print("real: no Python 3.12 found; pip runs on this Python and uv builds with it", file=sys.stderr)
         py312, v312 = sys.executable, "%d.%d.%d" % sys.version_info[:3]
     work = tempfile.mkdtemp(prefix="rr-bench-real-")
+    # run a copy: a rebuild of the build dir during the benchmark must not mix two versions
+    snap = os.path.join(work, "rocm-resolve")
+    shutil.copy2(exe, snap)
+    with open(snap, "rb") as f:
+        exe_sha = hashlib.sha256(f.read()).hexdigest()[:12]
+    exe_src, exe = exe, snap
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if verbose else (lambda s: None)
     results, rows = [], []
     try:
@@ -377,7 +386,8 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
             "index": "https://pypi.org/simple (default of every tool)",
             "index_note": "this machine's mirror: no PEP 658 attributes, no cache headers, ranges served",
             "footer": [
-                f"tools: {versions.get('rocm-resolve', '?')} ({exe}); {versions.get('uv', 'no uv')}; "
+                f"tools: {versions.get('rocm-resolve', '?')} ({exe_src}, sha256 {exe_sha}...); "
+                f"{versions.get('uv', 'no uv')}; "
                 f"{versions['pip'] + ' on CPython ' + v312 + ' in a fresh venv' if 'pip' in versions else 'no pip'};"
                 " target Python 3.12.",
                 ("bytes: server-to-client bytes through a counting CONNECT proxy (TLS wire bytes), median;"
