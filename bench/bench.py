@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Benchmarks for rocm-resolve (not a timed test). Prints a table of medians and peak RSS.
 
-  bench/bench.py [--build build] [--runs 30] [offline|resolve|all]
+  bench/bench.py [--build build] [--runs 30] [offline|resolve|all|real]
 
 offline: `check --no-index` on a 100-line requirements file, on every corpus file,
          and `inspect` on the ROCm 7.2 fixture venv.
 resolve: a ~150-distribution ML requirements set resolved against the fixture index
          with 20 ms injected latency, cold and warm cache, next to uv and pip
-         (bench/resolve.py)."""
+         (bench/resolve.py).
+real:    five real projects' files from ../shared/corpus against the index this machine
+         reaches (network!), rocm-resolve next to `uv pip compile` and pip, cold and warm,
+         with peak RSS, requests and bytes (bench/real.py; its own options there).
+         Not part of `all`. --runs is used as is (default 3 here, not 30)."""
 import argparse
 import os
 import statistics
@@ -89,9 +93,15 @@ def table(rows):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int)
     ap.add_argument("what", nargs="?", default="offline")
     a = ap.parse_args()
+    if a.what == "real":
+        sys.path.insert(0, here)
+        import real  # noqa: E402
+        real.run(src, a.build, a.runs or 3)
+        return
+    a.runs = a.runs or 30
     rows = []
     if a.what in ("offline", "all"):
         rows += offline(a.build, a.runs)

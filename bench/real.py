@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""Real-index benchmark (issue 7): rocm-resolve, `uv pip compile` and pip side by side,
+cold and warm, on five real projects' files from ../shared/corpus, against the index this
+machine reaches (https://pypi.org/simple, whatever it resolves to). Uses the network: a
+handful of projects' files, a few runs, every run bounded by a time limit and a byte cap.
+Not a test; not part of `bench/bench.py all`.
+
+  bench/real.py [--build build] [--runs 3] [--timeout 300] [--byte-cap 6G]
+                [--tools rr,uv,pip] [--only SUBSTRING] [--corpus DIR]
+  bench/bench.py --build build real        (same, with the defaults)
+
+What is timed, per input and tool (wall clock of the tool's own process, run under GNU
+time for its peak RSS; stdout to a file, stderr to a file):
+  rr   rocm-resolve plan -v --venv fixtures/venvs/rocm72 --cache-dir C INPUT
+       with RR_SYSROOT=fixtures/venvs/sysroot-rocm72 (the ROCm 7.2 image, Python 3.12).
+  uv   uv pip compile --no-config --no-sources --no-python-downloads --python PY312
+       --python-version 3.12 --python-platform x86_64-manylinux_2_28 --cache-dir C INPUT
+       with RUST_LOG=uv_client=trace (to count its requests).
+  pip  PY312-venv/bin/python -m pip install --dry-run --ignore-installed -v --log L
+       --report R --cache-dir C -r REQS   in a fresh, empty venv of PY312 (its bundled pip).
+Cold: C emptied before each run. Warm: the same C, after the last cold run filled it.
+A pyproject.toml input is copied to DIR/pyproject.toml (uv and rocm-resolve read it
+as such); pip gets its [project].dependencies as a requirements file (what the other two
+resolve: base dependencies, no extras, no build of the project itself). uv gets
+--no-sources: the whisperX file points torch at download.pytorch.org, which this machine
+cannot reach, and rocm-resolve and pip only see the default index.
+
+Bytes: every tool runs with https_proxy pointing at a counting CONNECT proxy
+(bench/countproxy.py) and the bytes the server sent through it are reported: the same
+measure for all three (TLS wire bytes, so a few per cent above payload). The proxy also
+caps a run: past --byte-cap the run is killed and reported as "cap".
+Requests: rocm-resolve's own count from -v ("... with K HTTP requests"); pip's urllib3
+request lines (-v sends them to the --log file; cache hits make no request); uv's logged GET/HEAD sends plus one
+per range-request metadata read, a lower bound (the range reader's own requests are not
+all logged), printed with ">=".
+
+A (tool, input) whose cold run times out or hits the cap is not run again (cold or warm);
+one whose first cold run takes over --long seconds (60) gets that one cold and one warm run.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+from countproxy import CountingProxy  # noqa: E402
+
+FILES = [
+    "requirements/comfyanonymous__ComfyUI__requirements.txt",
+    "requirements/coqui-ai__TTS__requirements.txt",
+    "pyproject/m-bain__whisperX__pyproject.toml",
+    "requirements/huggingface__diffusers__examples__server-async__requirements.txt",
+    "pyproject/hiyouga__LLaMA-Factory__pyproject.toml",
+]
+SHORT = {
+    "comfyanonymous__ComfyUI__requirements.txt": "ComfyUI requirements.txt",
+    "coqui-ai__TTS__requirements.txt": "coqui TTS requirements.txt",
+    "m-bain__whisperX__pyproject.toml": "whisperX pyproject.toml",
+    "huggingface__diffusers__examples__server-async__requirements.txt": "diffusers examples/server-async",
+    "hiyouga__LLaMA-Factory__pyproject.toml": "LLaMA-Factory pyproject.toml",
+}
+TOOLS = ("rr", "uv", "pip")
+TOOL_NAME = {"rr": "rocm-resolve plan", "uv": "uv pip compile", "pip": "pip install --dry-run"}
+
+
+def parse_size(s):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([KMG]?)B?", s.strip().upper())
+    if not m:
+        raise argparse.ArgumentTypeError("size like 500M or 6G")
+    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)])
+
+
+def human(n):
+    if n is None:
+        return "n/a"
+    for unit, div in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= div:
+            return f"{n / div:.1f} {unit}" if n < 100 * div else f"{n / div:.0f} {unit}"
+    return f"{n} B"
+
+
+def find_python312():
+    """a working CPython 3.12 (the fixture venv is 3.12); None if there is none"""
+    cands = ["/usr/bin/python3.12", "/usr/local/bin/python3.12"]
+    pyenv = os.path.expanduser("~/.pyenv/versions")
+    if os.path.isdir(pyenv):
+        cands += [os.path.join(pyenv, v, "bin", "python3.12") for v in sorted(os.listdir(pyenv), reverse=True)
+                  if v.startswith("3.12")]
+    w = shutil.which("python3.12")
+    if w:
+        cands.append(w)
+    for c in cands:
+        if os.access(c, os.X_OK):
+            r = subprocess.run([c, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                               capture_output=True, text=True)
+            if r.returncode == 0 and r.stdout.startswith("3.12"):
+                return c, r.stdout.strip()
+    return None, None
+
+
+def find_uv(src):
+    for c in (os.environ.get("RR_BENCH_UV"), os.path.join(src, ".venv-tools", "bin", "uv"),
+              "/work/main/.venv-tools/bin/uv", shutil.which("uv")):
+        if c and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def base_env(work):
+    """the caller's environment without anything that steers an installer or a venv"""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith(("UV_", "RR_", "CONDA")) or k in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
+                   or (k.startswith("PIP_") and k not in ("PIP_CERT", "PIP_DEFAULT_TIMEOUT"))
+                   or k.lower() in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"))}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INPUT"] = "1"
+    env["XDG_CACHE_HOME"] = os.path.join(work, "xdg-cache")  # no tool falls back on a shared cache
+    env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
+    return env
+
+
+def prepare_inputs(corpus, work, files):
+    out = []
+    for rel in files:
+        path = os.path.join(corpus, rel)
+        base = os.path.basename(rel)
+        d = os.path.join(work, "inputs", base.replace(".", "_"))
+        os.makedirs(d)
+        inp = {"label": SHORT.get(base, base), "rel": rel}
+        if rel.endswith(".toml"):
+            import tomllib
+            pp = os.path.join(d, "pyproject.toml")
+            shutil.copyfile(path, pp)
+            with open(path, "rb") as f:
+                deps = tomllib.load(f).get("project", {}).get("dependencies", [])
+            reqs = os.path.join(d, "requirements-from-pyproject.txt")
+            with open(reqs, "w") as f:
+                f.write("".join(x + "\n" for x in deps))
+            inp.update(direct=pp, pip=reqs)
+        else:
+            inp.update(direct=path, pip=path)
+        out.append(inp)
+    return out
+
+
+def count_requests(tool, err):
+    """(count or None, is_lower_bound), from the tool's stderr"""
+    if tool == "rr":
+        m = re.findall(r"with (\d+) HTTP requests", err)
+        return (int(m[-1]), False) if m else (None, False)
+    if tool == "pip":
+        return len(re.findall(r'"(?:GET|HEAD|POST) \S+ HTTP/[\d.]+" \d{3}', err)), False
+    if tool == "uv":
+        sends = len(re.findall(r"Sending (?:fresh (?:GET|HEAD) |revalidation )request", err))
+        ranges = len(re.findall(r"by range request", err))
+        return sends + ranges, True
+    return None, False
+
+
+def self_reported_bytes(err):
+    """rocm-resolve may print the bytes it downloaded with -v: take a number before 'bytes',
+    from its 'resolved ... HTTP requests (N bytes; ...)' line if there is one"""
+    lines = err.splitlines()
+    for line in [x for x in lines if "HTTP requests" in x] + lines:
+        if "bytes" in line:
+            m = re.search(r"(\d[\d,]*)\s*bytes", line)
+            if m:
+                return int(m.group(1).replace(",", ""))
+    return None
+
+
+def run_once(argv, env, cwd, proxy, timeout, cap, out_path, err_path):
+    rss_file = tempfile.NamedTemporaryFile("r")
+    full = ["/usr/bin/time", "-f", "%M", "-o", rss_file.name] + argv if os.path.exists("/usr/bin/time") else argv
+    proxy.counters.reset()
+    status = "ok"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=cwd,
+                             start_new_session=True)
+        while True:
+            try:
+                p.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            el = time.perf_counter() - t0
+            if el > timeout:
+                status = "timeout"
+            elif cap and proxy.counters.snapshot()["down"] > cap:
+                status = "cap"
+            if status != "ok":
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                break
+        dt = time.perf_counter() - t0
+    snap = proxy.counters.snapshot()
+    try:
+        rss = int(rss_file.read().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        rss = None
+    rss_file.close()
+    with open(err_path, "r", errors="replace") as f:
+        errtext = f.read()
+    return {"time": dt, "rss_kb": rss, "rc": p.returncode, "status": status, "down": snap["down"],
+            "tunnels": snap["tunnels"], "err": errtext}
+
+
+def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
+    env = dict(ctx["env"])
+    if ctx["proxy"]:
+        env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
+    if tool == "rr":
+        env["RR_SYSROOT"] = ctx["sysroot"]
+        return [ctx["exe"], "plan", "-v", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
+    if tool == "uv":
+        env["RUST_LOG"] = "uv_client=trace"
+        return [ctx["uv"], "pip", "compile", "--no-config", "--no-sources", "--no-python-downloads",
+                "--python", ctx["py312"], "--python-version", "3.12",
+                "--python-platform", "x86_64-manylinux_2_28", "--cache-dir", cache, inp["direct"]], env
+    if tool == "pip":
+        # -v lets urllib3's request lines through to the --log file (the console stays at -v)
+        return [ctx["pip_py"], "-m", "pip", "install", "--dry-run", "--ignore-installed", "-v",
+                "--log", pip_log, "--report", os.path.join(work, "pip-report.json"), "--cache-dir", cache,
+                "-r", inp["pip"]], env
+    raise ValueError(tool)
+
+
+def bench_one(tool, inp, ctx, runs, timeout, cap, long, log):
+    work = ctx["work"]
+    cache = os.path.join(work, f"cache-{tool}")
+    res = {"cold": [], "warm": []}
+    stopped = None
+    n = runs
+    for mode in ("cold", "warm"):
+        for i in range(n):
+            if mode == "cold":
+                shutil.rmtree(cache, ignore_errors=True)
+                os.makedirs(cache)
+            stem = os.path.join(ctx["logs"], f"{tool}-{inp['label'].split()[0]}-{mode}{i}")
+            argv, env = tool_cmd(tool, inp, cache, work, ctx, stem + ".log")
+            r = run_once(argv, env, work, ctx["proxy_obj"], timeout, cap, stem + ".out", stem + ".err")
+            if tool == "pip" and os.path.exists(stem + ".log"):
+                with open(stem + ".log", errors="replace") as f:
+                    r["err"] = f.read()
+            r["requests"], r["lower_bound"] = count_requests(tool, r["err"])
+            r["self_bytes"] = self_reported_bytes(r["err"]) if tool == "rr" else None
+            del r["err"]
+            res[mode].append(r)
+            log(f"  {tool:<3} {mode} {i + 1}/{runs}: {r['status']} rc={r['rc']} {r['time']:.2f} s "
+                f"rss={human((r['rss_kb'] or 0) * 1024)} down={human(r['down'])} tunnels={r['tunnels']} "
+                f"requests={r['requests']}")
+            if r["status"] != "ok":
+                stopped = r["status"]
+                break
+            if mode == "cold" and i == 0 and r["time"] > long:
+                n = 1  # a slow (tool, input) is measured once cold and once warm
+                break
+        if stopped:
+            break
+    return res, stopped
+
+
+def summarize(res, stopped):
+    def med(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+    s = {"stopped": stopped}
+    for mode in ("cold", "warm"):
+        rs = res[mode]
+        ok = [r for r in rs if r["status"] == "ok"]
+        s[mode] = {
+            "time": med([r["time"] for r in ok]),
+            "rss_kb": max([r["rss_kb"] or 0 for r in rs], default=None) if rs else None,
+            "down": med([r["down"] for r in ok]) if ok else (rs[-1]["down"] if rs else None),
+            "requests": med([r["requests"] for r in ok]),
+            "lower_bound": any(r["lower_bound"] for r in rs),
+            "self_bytes": med([r["self_bytes"] for r in ok]),
+            "rcs": sorted({r["rc"] for r in rs}),
+            "n": len(ok),
+            "last": rs[-1] if rs else None,
+        }
+    return s
+
+
+def fmt_time(m, runs):
+    if m["time"] is None:
+        if m["last"] is not None and m["last"]["status"] != "ok":
+            return f"{m['last']['status']} at {m['last']['time']:.0f} s"
+        return "-"
+    return f"{m['time']:.2f} s" + (f" (n={m['n']})" if m["n"] != runs else "")
+
+
+def fmt_req(m):
+    if m["requests"] is None:
+        return "n/a"
+    return (">=" if m["lower_bound"] else "") + f"{m['requests']:.0f}"
+
+
+def print_table(results, runs, meta):
+    print(f"\nreal index: {meta['index']} ({meta['index_note']}); medians of {runs} cold and {runs} warm runs")
+    hdr = ("input", "tool", "cold", "warm", "peak RSS c/w", "requests c/w", "bytes c/w", "exit")
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "|".join("---" for _ in hdr) + "|")
+    for label, tool, s in results:
+        c, w = s["cold"], s["warm"]
+        rss = " / ".join(human(x["rss_kb"] * 1024) if x["rss_kb"] else "-" for x in (c, w))
+        req = " / ".join(fmt_req(x) if x["last"] else "-" for x in (c, w))
+        byt = " / ".join(human(x["down"]) if x["last"] and meta["proxy"] else "n/a" if x["last"] else "-"
+                         for x in (c, w))
+        if tool == "rr" and c["self_bytes"] is not None:
+            byt += f" (self: {human(c['self_bytes'])} / {human(w['self_bytes'])})"
+        rcs = ",".join(str(x) for x in sorted(set(c["rcs"]) | set(w["rcs"])))
+        print(f"| {label} | {TOOL_NAME[tool]} | {fmt_time(c, runs)} | {fmt_time(w, runs)} | "
+              f"{rss} | {req} | {byt} | {rcs} |")
+    print()
+    for line in meta["footer"]:
+        print(line)
+
+
+def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, corpus=None, keep=False,
+        verbose=True, long=60.0, no_proxy=False):
+    exe = build if os.path.basename(build) == "rocm-resolve" else os.path.join(src, build, "src", "cli", "rocm-resolve")
+    exe = os.path.abspath(exe)
+    corpus = corpus or os.path.join(src, "..", "shared", "corpus")
+    files = [f for f in FILES if not only or only.lower() in f.lower()]
+    py312, v312 = find_python312()
+    uv = find_uv(src)
+    if "uv" in tools and not uv:
+        print("real: no uv found (RR_BENCH_UV, .venv-tools/bin/uv or PATH); skipping uv", file=sys.stderr)
+        tools = [t for t in tools if t != "uv"]
+    if not py312:
+        print("real: no Python 3.12 found; pip runs on this Python and uv builds with it", file=sys.stderr)
+        py312, v312 = sys.executable, "%d.%d.%d" % sys.version_info[:3]
+    work = tempfile.mkdtemp(prefix="rr-bench-real-")
+    # run a copy: a rebuild of the build dir during the benchmark must not mix two versions
+    snap = os.path.join(work, "rocm-resolve")
+    shutil.copy2(exe, snap)
+    with open(snap, "rb") as f:
+        exe_sha = hashlib.sha256(f.read()).hexdigest()[:12]
+    exe_src, exe = exe, snap
+    log = (lambda s: print(s, file=sys.stderr, flush=True)) if verbose else (lambda s: None)
+    results, rows = [], []
+    try:
+        inputs = prepare_inputs(corpus, work, files)
+        ctx = {"work": work, "exe": exe, "uv": uv, "py312": py312, "env": base_env(work),
+               "venv": os.path.join(src, "fixtures", "venvs", "rocm72"),
+               "sysroot": os.path.join(src, "fixtures", "venvs", "sysroot-rocm72"),
+               "logs": os.path.join(work, "logs")}
+        os.makedirs(ctx["logs"])
+        versions = {}
+        if "pip" in tools:
+            pv = os.path.join(work, "pip-venv")
+            subprocess.run([py312, "-m", "venv", pv], check=True, env=ctx["env"])
+            ctx["pip_py"] = os.path.join(pv, "bin", "python")
+            versions["pip"] = subprocess.run([ctx["pip_py"], "-m", "pip", "--version"], capture_output=True,
+                                             text=True, env=ctx["env"]).stdout.split(" from ")[0]
+        if uv:
+            versions["uv"] = subprocess.run([uv, "--version"], capture_output=True, text=True).stdout.strip()
+        versions["rocm-resolve"] = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
+        with CountingProxy() as proxy:
+            ctx["proxy"], ctx["proxy_obj"] = (None if no_proxy else proxy.url), proxy
+            if no_proxy:
+                cap = 0  # nothing to count with: only the time limit holds
+            for inp in inputs:
+                for tool in tools:
+                    log(f"{inp['label']}: {TOOL_NAME[tool]}")
+                    res, stopped = bench_one(tool, inp, ctx, runs, timeout, cap, long, log)
+                    s = summarize(res, stopped)
+                    results.append((inp["label"], tool, s))
+                    for mode in ("cold", "warm"):
+                        if s[mode]["time"] is not None:
+                            rows.append((f"real {inp['label'][:24]}, {tool}, {mode}", s[mode]["time"],
+                                         s[mode]["rss_kb"] or 0, set(s[mode]["rcs"])))
+        meta = {
+            "proxy": not no_proxy,
+            "index": "https://pypi.org/simple (default of every tool)",
+            "index_note": "this machine's mirror: no PEP 658 attributes, no cache headers, ranges served",
+            "footer": [
+                f"tools: {versions.get('rocm-resolve', '?')} ({exe_src}, sha256 {exe_sha}...); "
+                f"{versions.get('uv', 'no uv')}; "
+                f"{versions['pip'] + ' on CPython ' + v312 + ' in a fresh venv' if 'pip' in versions else 'no pip'};"
+                " target Python 3.12.",
+                ("bytes: server-to-client bytes through a counting CONNECT proxy (TLS wire bytes), median;"
+                 if not no_proxy else "bytes: n/a (--no-proxy: tools talk to the index directly, no byte cap);")
+                +
+                " requests: rocm-resolve's -v count, pip's urllib3 request lines, uv's logged sends"
+                " + range reads (>= lower bound).",
+                f"limits: {timeout:.0f} s and {human(cap)} per run; a cold run past either is not repeated"
+                f" and its warm runs are skipped; a first cold run over {long:.0f} s is measured once cold"
+                " and once warm (n=1). peak RSS: GNU time %M, max over runs.",
+                "pyproject inputs: rr and uv read pyproject.toml (base dependencies); pip gets"
+                " [project].dependencies as a requirements file; uv runs with --no-sources.",
+            ],
+        }
+        print_table(results, runs, meta)
+        if keep:
+            with open(os.path.join(work, "results.json"), "w") as f:
+                json.dump([(a, b, c) for a, b, c in results], f, default=str, indent=1)
+            print(f"logs kept in {work}", file=sys.stderr)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build", help="meson build dir (or the rocm-resolve binary)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    ap.add_argument("--byte-cap", type=parse_size, default=parse_size("6G"), help="bytes downloaded per run")
+    ap.add_argument("--long", type=float, default=60.0,
+                    help="a first cold run longer than this (s) is not repeated; one warm run follows")
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--only", help="only corpus files whose path contains this")
+    ap.add_argument("--corpus", help="corpus directory (default ../shared/corpus)")
+    ap.add_argument("--keep", action="store_true", help="keep the work dir (logs, plans, results.json)")
+    ap.add_argument("--no-proxy", action="store_true",
+                    help="no counting proxy (timings without its hop; bytes n/a, no byte cap)")
+    a = ap.parse_args()
+    src = os.path.dirname(here)
+    run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long, no_proxy=a.no_proxy)
+
+
+if __name__ == "__main__":
+    main()
