@@ -182,4 +182,47 @@ fi
 out=$(VIRTUAL_ENV=$src/fixtures/venvs/rocm72 PRE_COMMIT=1 "$hookbin/rocm-resolve" check --no-index \
 	"$proj/requirements.txt" 2>&1)
 check "any other VIRTUAL_ENV is kept (5 protected)" grep -q "(5 protected" <<<"$out"
+
+# a host (laptop, CI) with no venv, only the stack snapshot written in the container
+# and committed: the same verdicts through the same hook
+"$hookbin/rocm-resolve" inspect --format json --venv "$src/fixtures/venvs/rocm72" >"$work/rocm-stack.json"
+hostproj=$work/host-project
+mkdir -p "$hostproj"
+cd "$hostproj"
+git init -q
+cp "$work/rocm-stack.json" rocm-stack.json
+cat >.pre-commit-config.yaml <<YAML
+repos:
+  - repo: $hookrepo
+    rev: $rev
+    hooks:
+      - id: rocm-resolve-check
+        args: [--stack, rocm-stack.json, --index-url, $url/simple]
+YAML
+git add .pre-commit-config.yaml rocm-stack.json && git commit -qm config
+pre-commit install >>"$work/install.log" 2>&1 || bad "pre-commit install on the host project"
+(unset RR_SYSROOT
+printf 'requests>=2\nnumpy<2.3\n' >requirements.txt
+git add requirements.txt
+commit "safe on the host"
+echo "rc=$?" >"$work/host-safe.rc"
+cp "$work/last.txt" "$work/host-safe.txt"
+printf 'requests>=2\nvllm==0.10.1\n' >requirements.txt
+git add requirements.txt
+commit "unsafe on the host"
+echo "rc=$?" >"$work/host-unsafe.rc"
+cp "$work/last.txt" "$work/transcript-host-unsafe.txt")
+check "host with only the snapshot: a safe change commits ($(cat "$work/host-safe.rc"))" \
+	grep -qx "rc=0" "$work/host-safe.rc"
+check "... and the hook ran and passed" grep -q '^rocm-resolve check\.*Passed$' "$work/host-safe.txt"
+check "host with only the snapshot: vllm==0.10.1 is blocked ($(cat "$work/host-unsafe.rc"))" \
+	grep -qx "rc=1" "$work/host-unsafe.rc"
+check "... naming the file, line and the protected torchvision" \
+	grep -q '^requirements.txt:2: vllm==0.10.1: .*torchvision' "$work/transcript-host-unsafe.txt"
+# no venv and no snapshot: exit 3 with the hint, never a silent pass
+out=$(cd "$hostproj" && env -u VIRTUAL_ENV -u CONDA_PREFIX RR_SYSROOT=$work/empty-root \
+	"$hookbin/rocm-resolve" check --no-index requirements.txt 2>&1)
+rc=$?
+check "no venv and no snapshot: exit 3 with a hint naming --stack (rc=$rc)" \
+	bash -c '[ $1 = 3 ] && grep -q -- "--stack" <<<"$0"' "$out" $rc
 finish
