@@ -136,6 +136,8 @@ rr_err rr_index_get_project(struct rr_index_client *c, const char *key,
  * (rr_index_get_metadata reports them) and do not fail the batch. */
 rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_file *const *files,
 			       size_t n, rr_error *err) RR_WUR;
+/* true when the client holds f's metadata (or its failure) already: asking costs nothing */
+bool rr_index_metadata_known(const struct rr_index_client *c, const struct rr_index_file *f);
 /* raw METADATA text (borrowed); RR_E_UNSUPPORTED when it needs a build (dynamic sdist) */
 rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_file *f,
 			     const char **ret_text, size_t *ret_len, rr_error *err) RR_WUR;

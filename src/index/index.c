@@ -1373,6 +1373,11 @@ rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_
 	return rc;
 }
 
+bool rr_index_metadata_known(const struct rr_index_client *c, const struct rr_index_file *f)
+{
+	return map_find((struct map *)&c->meta, f->url, false) != NULL;
+}
+
 rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_file *f,
 			     const char **ret_text, size_t *ret_len, rr_error *err)
 {

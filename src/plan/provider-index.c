@@ -285,12 +285,62 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 	return RR_OK;
 }
 
+/*
+ * the resolver asks for one release's dependencies it was not told about
+ * beforehand: it is walking down the releases (backtracking), and the next ones
+ * it tries are the next older ones. Fetch this one's metadata together with
+ * those of the next few older releases in one parallel batch, so a walk down
+ * costs a round trip per batch, not per release.
+ */
+#define WALK_AHEAD 8
+static void fetch_walk(struct rr_index_provider *ip, const char *key, const struct rr_candidate *c)
+{
+	const struct cand_data *d = c->data;
+	const struct rr_index_file *files[WALK_AHEAD + 1];
+	const struct rr_candidate *next[WALK_AHEAD];
+	struct pkg *pk;
+	size_t nf = 0;
+	size_t nn = 0;
+	rr_error err = RR_ERROR_INIT;
+
+	/* only on a real miss: a release a batch brought already costs nothing */
+	if (!d || !d->file || d->dist || d->meta_loaded ||
+	    rr_index_metadata_known(ip->client, d->file) || !(pk = find_pkg(ip, key)))
+		return;
+	files[nf++] = d->file;
+	/* the WALK_AHEAD newest releases below c whose metadata is not there yet */
+	for (size_t i = 0; i < pk->n; i++) {
+		const struct rr_candidate *o = &pk->cands[i];
+		const struct cand_data *od = pk->data[i];
+		size_t k;
+		if (o->yanked || !od || !od->file || od->dist || od->meta_loaded ||
+		    rr_version_cmp(&o->version, &c->version) >= 0 ||
+		    rr_index_metadata_known(ip->client, od->file))
+			continue;
+		for (k = nn; k > 0 && rr_version_cmp(&next[k - 1]->version, &o->version) < 0; k--)
+			if (k < WALK_AHEAD)
+				next[k] = next[k - 1];
+		if (k < WALK_AHEAD) {
+			next[k] = o;
+			if (nn < WALK_AHEAD)
+				nn++;
+		}
+	}
+	for (size_t i = 0; i < nn; i++)
+		files[nf++] = ((const struct cand_data *)next[i]->data)->file;
+	if (rr_index_fetch_metadata(ip->client, files, nf, &err))
+		rr_error_release(&err);
+}
+
 static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
 			     const char *const **ret, size_t *n, rr_error *err)
 {
 	struct rr_index_provider *ip = ctx;
 	struct cand_data *d = (struct cand_data *)c->data;
-	rr_err rc = load_meta(ip, key, d, c->version_text, err);
+	rr_err rc;
+
+	fetch_walk(ip, key, c);
+	rc = load_meta(ip, key, d, c->version_text, err);
 
 	if (rc)
 		return rc;
