@@ -215,8 +215,7 @@ static void push_lines(const struct scenario *sc, struct strv *out, const char *
 	}
 }
 
-static rr_err pipeline_options(const struct question *q, struct rr_flow_opts *o, struct strv *keep,
-			       rr_error *err)
+static rr_err pipeline_options(const struct question *q, struct rr_flow_opts *o, rr_error *err)
 {
 	for (size_t i = 0; i < q->options.n; i++) {
 		const char *w = q->options.v[i];
@@ -252,7 +251,6 @@ static rr_err pipeline_options(const struct question *q, struct rr_flow_opts *o,
 			i++;
 		}
 	}
-	(void)keep;
 	return RR_OK;
 }
 
@@ -276,7 +274,7 @@ static void run_pipeline(struct scenario *sc, struct strv *actual)
 	o.getenv_fn = no_env;
 	rr_provider_mem_get(sc->mem, &prov);
 	o.provider = &prov;
-	rc = pipeline_options(q, &o, NULL, &err);
+	rc = pipeline_options(q, &o, &err);
 	if (!rc)
 		rc = rr_flow_open(&o, &f, &err);
 	/* the environment's distributions are candidates too, as the index provider offers them */
