@@ -40,6 +40,7 @@ struct pkg {
 	struct rr_candidate *cands;
 	struct cand_data **data;
 	size_t n;
+	const struct rr_candidate *last_miss; /* the last release whose metadata had to be fetched */
 };
 
 /* what the crawl knows is wanted of a project: the specifiers of the lines that
@@ -307,6 +308,15 @@ static void fetch_walk(struct rr_index_provider *ip, const char *key, const stru
 	if (!d || !d->file || d->dist || d->meta_loaded ||
 	    rr_index_metadata_known(ip->client, d->file) || !(pk = find_pkg(ip, key)))
 		return;
+	/* and only once the resolver is walking down: a second miss below the last one
+	 * (a single question, such as the newest release's, fetches just that one) */
+	{
+		bool walking = pk->last_miss &&
+			       rr_version_cmp(&pk->last_miss->version, &c->version) > 0;
+		pk->last_miss = c;
+		if (!walking)
+			return;
+	}
 	files[nf++] = d->file;
 	/* the WALK_AHEAD newest releases below c whose metadata is not there yet */
 	for (size_t i = 0; i < pk->n; i++) {
