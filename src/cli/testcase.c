@@ -18,24 +18,19 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/strbuf.h"
 
+/* the tool's one way to write a file (O_EXCL|O_NOFOLLOW temp name, fsync, rename) */
 static bool write_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, name);
-	RR_AUTOFREE char *tmp = rr_xasprintf("%s/.%s.XXXXXX", dir, name);
-	int fd = mkstemp(tmp);
-	bool ok;
+	rr_error err = RR_ERROR_INIT;
+	bool ok = rr_file_write_atomic(path, data, len, 0644, &err) == RR_OK;
 
-	if (fd < 0)
-		return false;
-	ok = write(fd, data, len) == (ssize_t)len;
-	ok = close(fd) == 0 && ok;
-	if (ok && rename(tmp, path) == 0)
-		return true;
-	unlink(tmp);
-	return false;
+	rr_error_release(&err);
+	return ok;
 }
 
 /* text with every occurrence of from replaced by to */
