@@ -51,7 +51,8 @@ rr_err rr_zip_find_cd(const unsigned char *tail, size_t len, unsigned long long 
 						       "ZIP64 archive without its locator");
 				l = tail + i - 20;
 				r64 = le(l + 8, 8);
-				if (r64 < base || r64 - base + 56 > len)
+				/* no sum that can wrap: a locator pointing near 2^64 must fail */
+				if (r64 < base || r64 - base > len || len - (r64 - base) < 56)
 					return rr_fail(err, RR_E_UNSUPPORTED,
 						       "ZIP64 end record outside the fetched tail");
 				p = tail + (r64 - base);
