@@ -54,5 +54,8 @@ void rr_metadata_release(struct rr_metadata *m);
 /* one field of a RECORD line (CSV: quotes, doubled quotes), advancing *p past it and
  * its comma; caller frees */
 char *rr_record_field(const char **p);
+/* a RECORD path joined to its site and lexically normalized ("//", "/./", "x/../"
+ * collapse), so paths from different RECORDs compare equal; caller frees */
+char *rr_path_normalize(const char *site, const char *rel);
 
 #endif

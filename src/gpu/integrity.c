@@ -38,34 +38,6 @@ struct dist {
 	bool has_record;
 };
 
-/* lexical normalization: collapse "//", "/./" and "x/../" so RECORDs compare equal */
-static char *normalize(const char *site, const char *rel)
-{
-	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
-	char **parts = NULL;
-	size_t n = 0, cap = 0;
-	struct rr_strbuf out = RR_STRBUF_INIT;
-	char *save = NULL;
-
-	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(t, "."))
-			continue;
-		if (!strcmp(t, "..")) {
-			if (n && strcmp(parts[n - 1], ".."))
-				n--;
-			else if (site[0] != '/')
-				RR_PUSH(parts, n, cap) = t;
-			continue;
-		}
-		RR_PUSH(parts, n, cap) = t;
-	}
-	if (joined[0] == '/' || site[0] == '/')
-		rr_strbuf_addch(&out, '/');
-	for (size_t i = 0; i < n; i++)
-		rr_strbuf_addf(&out, "%s%s", i ? "/" : "", parts[i]);
-	free(parts);
-	return rr_strbuf_detach(&out, NULL);
-}
 
 
 static int cmp_ent(const void *a, const void *b)
@@ -130,7 +102,7 @@ static void dist_load(struct dist *d)
 				RR_PUSH(d->mods, d->nmods, mcap) = m;
 		}
 		struct rec_entry *e = &RR_PUSH(d->ents, d->nents, cap);
-		e->path = normalize(d->site, path);
+		e->path = rr_path_normalize(d->site, path);
 		e->hash = RR_STEAL(hash);
 	}
 	if (d->nents)
@@ -168,7 +140,7 @@ static void dist_init(struct dist *d, const char *site, const char *entry)
 
 	memset(d, 0, sizeof(*d));
 	d->site = rr_xstrdup(site);
-	d->dir = normalize(site, entry);
+	d->dir = rr_path_normalize(site, entry);
 	d->name = rr_xstrndup(entry, dash ? (size_t)(dash - entry) : stem);
 	d->version = dash ? rr_xstrndup(dash + 1, stem - (size_t)(dash - entry) - 1) : rr_xstrdup("");
 }
@@ -292,8 +264,8 @@ static bool locate(const struct rr_verify_opts *o, const struct rr_verify_dist *
 {
 	for (size_t i = 0; i < nall; i++) {
 		RR_AUTOFREE char *given = p->dist_info_dir[0] == '/'
-						  ? normalize("/", p->dist_info_dir)
-						  : normalize(all[i].site, p->dist_info_dir);
+						  ? rr_path_normalize("/", p->dist_info_dir)
+						  : rr_path_normalize(all[i].site, p->dist_info_dir);
 		if (!strcmp(given, all[i].dir)) {
 			*idx = i;
 			return true;
@@ -321,7 +293,7 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 		const struct rr_verify_dist *p = &o->protected_dists[i];
 		size_t idx;
 		if (p->dist_info_dir && p->dist_info_dir[0] == '/' && !locate(o, p, all, nall, &idx)) {
-			RR_AUTOFREE char *norm = normalize("/", p->dist_info_dir);
+			RR_AUTOFREE char *norm = rr_path_normalize("/", p->dist_info_dir);
 			char *slash = strrchr(norm, '/');
 			*slash = '\0';
 			struct dist *d = &RR_PUSH(all, nall, cap);

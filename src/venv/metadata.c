@@ -283,3 +283,33 @@ char *rr_record_field(const char **p)
 	*p = s;
 	return rr_strbuf_detach(&sb, NULL);
 }
+
+/* site + rel (rel as RECORD writes it), lexically normalized: "//", "/./" and "x/../"
+ * collapse; ".." above an absolute root is dropped, above a relative one kept */
+char *rr_path_normalize(const char *site, const char *rel)
+{
+	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
+	char **parts = NULL;
+	size_t n = 0, cap = 0;
+	struct rr_strbuf out = RR_STRBUF_INIT;
+	char *save = NULL;
+
+	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(t, "."))
+			continue;
+		if (!strcmp(t, "..")) {
+			if (n && strcmp(parts[n - 1], ".."))
+				n--;
+			else if (site[0] != '/')
+				RR_PUSH(parts, n, cap) = t;
+			continue;
+		}
+		RR_PUSH(parts, n, cap) = t;
+	}
+	if (joined[0] == '/' || site[0] == '/')
+		rr_strbuf_addch(&out, '/');
+	for (size_t i = 0; i < n; i++)
+		rr_strbuf_addf(&out, "%s%s", i ? "/" : "", parts[i]);
+	free(parts);
+	return rr_strbuf_detach(&out, NULL);
+}

@@ -113,31 +113,6 @@ static const struct sfile *find_file(const struct rr_snapshot *s, const char *pa
 	return s->nfiles ? bsearch(&key, s->files, s->nfiles, sizeof(*s->files), cmp_file) : NULL;
 }
 
-/* lexical normalization of site + rel: "//", "/./" and "x/../" collapse */
-static char *normalize(const char *site, const char *rel)
-{
-	RR_AUTOFREE char *joined = rel[0] == '/' ? rr_xstrdup(rel) : rr_xasprintf("%s/%s", site, rel);
-	RR_AUTOFREE char **parts = NULL;
-	size_t n = 0, cap = 0;
-	struct rr_strbuf out = RR_STRBUF_INIT;
-	char *save = NULL;
-
-	for (char *t = strtok_r(joined, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(t, "."))
-			continue;
-		if (!strcmp(t, "..")) {
-			if (n)
-				n--;
-			continue;
-		}
-		RR_PUSH(parts, n, cap) = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		rr_strbuf_addf(&out, "/%s", parts[i]);
-	if (!n)
-		rr_strbuf_addch(&out, '/');
-	return rr_strbuf_detach(&out, NULL);
-}
 
 static bool under(const char *path, const char *dir)
 {
@@ -807,7 +782,7 @@ static void list_present(struct rr_snapshot *s)
 		while ((de = readdir(d)))
 			if (rr_str_endswith(de->d_name, ".dist-info") && de->d_name[0] != '.')
 				RR_PUSH(s->present, s->npresent, cap) =
-					normalize(s->sites[i], de->d_name);
+					rr_path_normalize(s->sites[i], de->d_name);
 		closedir(d);
 	}
 	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
@@ -820,9 +795,9 @@ static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
 	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
 	size_t scap = 0, dcap = 0, fcap = 0;
 
-	s->root = normalize("/", spec->venv_root);
+	s->root = rr_path_normalize("/", spec->venv_root);
 	for (size_t i = 0; i < spec->nsites; i++)
-		RR_PUSH(s->sites, s->nsites, scap) = normalize("/", spec->sites[i]);
+		RR_PUSH(s->sites, s->nsites, scap) = rr_path_normalize("/", spec->sites[i]);
 	list_present(s);
 	for (size_t i = 0; i < spec->ndists; i++) {
 		const struct rr_snapshot_dist *sd = &spec->dists[i];
@@ -837,8 +812,8 @@ static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
 		d->name = rr_xstrdup(sd->name);
 		d->key = rr_name_normalize(sd->name);
 		d->version = rr_xstrdup(sd->version ? sd->version : "");
-		d->site = normalize("/", sd->site);
-		d->dir = normalize(d->site, sd->dist_info_dir);
+		d->site = rr_path_normalize("/", sd->site);
+		d->dir = rr_path_normalize(d->site, sd->dist_info_dir);
 		/* names and versions go on tab-separated lines */
 		for (char *p = d->name; *p; p++)
 			if (*p == '\t' || *p == '\n')
@@ -860,7 +835,7 @@ static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
 				add_unique(&d->mods, &d->nmods, &mcap, m);
 			if (rr_str_endswith(recs[k].path, ".pyc"))
 				continue;
-			path = normalize(d->site, recs[k].path);
+			path = rr_path_normalize(d->site, recs[k].path);
 			if (!path_allowed(s, d->site, path)) {
 				st->skipped++;
 				free(path);
@@ -1294,7 +1269,7 @@ static void find_intruders(const struct rr_snapshot *s, struct intruder **ret, s
 			closedir(d);
 		rr_qsort(names, nn, sizeof(*names), cmp_str);
 		for (size_t k = 0; k < nn; k++) {
-			RR_AUTOFREE char *dir = normalize(s->sites[i], names[k]);
+			RR_AUTOFREE char *dir = rr_path_normalize(s->sites[i], names[k]);
 			RR_AUTOFREE char *name = NULL, *version = NULL, *key = NULL;
 			RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
 			struct rec *recs = NULL;
@@ -1354,7 +1329,7 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
 
 	read_record(it->dir, &recs, &nrecs);
 	for (size_t k = 0; k < nrecs; k++) {
-		RR_AUTOFREE char *path = normalize(it->site, recs[k].path);
+		RR_AUTOFREE char *path = rr_path_normalize(it->site, recs[k].path);
 		if (under(path, it->dir) || find_file(s, path) || !safe_to_remove(s, it->site, path))
 			continue; /* its own dist-info goes below; protected files are put back */
 		if (unlink(path) == 0) {
@@ -1387,7 +1362,7 @@ static void remove_replacement(const struct rr_snapshot *s, size_t dist,
 	if (!rf || file_state(rf, false, &hashed) == F_SAME || !read_record(d->dir, &recs, &nrecs))
 		return;
 	for (size_t k = 0; k < nrecs; k++) {
-		RR_AUTOFREE char *path = normalize(d->site, recs[k].path);
+		RR_AUTOFREE char *path = rr_path_normalize(d->site, recs[k].path);
 		if (find_file(s, path) || !safe_to_remove(s, d->site, path))
 			continue;
 		if (unlink(path) == 0) {
