@@ -52,6 +52,16 @@ static char *replace_all(const char *text, const char *from, const char *to)
 	return rr_strbuf_detach(&sb, NULL);
 }
 
+/* text as a scenario's inline block: each line behind "#>" */
+static void add_block(struct rr_strbuf *tc, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		rr_strbuf_addf(tc, "#>%.*s\n", (int)n, p);
+		p += n + (p[n] ? 1 : 0);
+	}
+}
+
 static bool is_top_level(const struct rr_cli *cli, const char *path)
 {
 	for (size_t i = 0; i < cli->ninputs; i++)
@@ -114,11 +124,7 @@ int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 	rr_strbuf_adds(&tc, "stack stack.json\n");
 	rr_strbuf_adds(&tc, "index recorded 0 tags <inline>\n");
 	if (s->flow->world)
-		for (const char *p = s->flow->world; *p;) {
-			size_t n = strcspn(p, "\n");
-			rr_strbuf_addf(&tc, "#>%.*s\n", (int)n, p);
-			p += n + (p[n] ? 1 : 0);
-		}
+		add_block(&tc, s->flow->world);
 	rr_plan_format_outcome(plan, &outcome);
 	shown = rr_xstrdup(outcome.buf);
 	for (size_t i = 0; i < rs->nfiles; i++) {
@@ -162,11 +168,7 @@ int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 	if (opt.len)
 		rr_strbuf_addf(&tc, "option%s\n", opt.buf);
 	rr_strbuf_adds(&tc, "result plan,decisions,check,excludes <inline>\n");
-	for (const char *p = shown; *p;) {
-		size_t n = strcspn(p, "\n");
-		rr_strbuf_addf(&tc, "#>%.*s\n", (int)n, p);
-		p += n + (p[n] ? 1 : 0);
-	}
+	add_block(&tc, shown);
 	if (!write_file(dir, "case.t", tc.buf, tc.len))
 		goto fail;
 	rr_cli_info(cli, "wrote the testcase to %s/case.t", dir);
