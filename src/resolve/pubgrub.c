@@ -666,22 +666,27 @@ static bool decision_conflicts(const struct pg_solver *s, uint32_t pkg, uint32_t
 	return false;
 }
 
-/* the undecided package with a positive derivation and the fewest choices */
+/*
+ * the next package to decide: one with a single choice left first (the fixed
+ * stack, exact pins), else the first one met (the order packages were added:
+ * the roots in the order they were written, then their dependencies as they
+ * were found), as uv and pip do. "Fewest choices first" decided an unbounded
+ * root (pandas) before a bounded one that caps it (gradio <=5.50 needing
+ * pandas<3), and the resolver then walked down every release of the bounded
+ * one, each a metadata fetch, before it could backtrack.
+ */
 static int64_t pick_package(const struct pg_solver *s)
 {
 	int64_t best = -1;
-	uint32_t best_n = UINT32_MAX;
 
 	for (size_t i = 0; i < s->npkgs; i++) {
 		const struct pg_pkg *p = &s->pkgs[i];
-		uint32_t n;
 		if (p->decided >= 0 || pg_set_has(p->cur, p->ncand))
 			continue;
-		n = set_count_versions(p, p->cur);
-		if (n < best_n) {
+		if (set_count_versions(p, p->cur) <= 1)
+			return (int64_t)i;
+		if (best < 0)
 			best = (int64_t)i;
-			best_n = n;
-		}
 	}
 	return best;
 }
