@@ -8,6 +8,7 @@
  * Page and metadata fetches are batched through the prefetch hints, so the
  * index client can run them in parallel.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +54,17 @@ struct want {
 	size_t nextras, cap_extras;
 };
 
+struct tag_memo {
+	char *tags; /* "py-abi-plat" of a wheel filename */
+	size_t len;
+	uint64_t hash;
+	int score; /* rr_wheel_score, -1 incompatible or malformed */
+};
+
 struct rr_index_provider {
 	struct rr_index_client *client;
+	struct tag_memo *memo; /* open addressing, a power of two */
+	size_t nmemo, cap_memo;
 	struct want *wants;
 	size_t nwants, cap_wants;
 	struct rr_version pyver; /* the venv's python, for Requires-Python; empty: unknown */
@@ -91,17 +101,81 @@ static bool file_better(const struct rr_index_file *f, int score, const struct r
 	return score > best_score;
 }
 
-static int file_score(const struct rr_index_provider *ip, const struct rr_index_file *f)
+/*
+ * a wheel's rank depends only on its three tag parts, and a page repeats the
+ * same few tag strings release after release (numpy: ~20 over ~3000 files):
+ * each distinct one is parsed and ranked once per run
+ */
+static int tag_score(struct rr_index_provider *ip, const char *tags, size_t n,
+		     const char *filename)
 {
-	struct rr_wheel_name w;
+	uint64_t h = 1469598103934665603ULL;
+	size_t mask, slot;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)tags[i]) * 1099511628211ULL;
+	if (ip->nmemo * 2 >= ip->cap_memo) {
+		size_t ncap = ip->cap_memo ? ip->cap_memo * 2 : 64;
+		struct tag_memo *nm = rr_xcalloc(ncap, sizeof(*nm));
+		for (size_t i = 0; i < ip->cap_memo; i++) {
+			if (!ip->memo[i].tags)
+				continue;
+			for (slot = ip->memo[i].hash & (ncap - 1); nm[slot].tags;
+			     slot = (slot + 1) & (ncap - 1))
+				;
+			nm[slot] = ip->memo[i];
+		}
+		free(ip->memo);
+		ip->memo = nm;
+		ip->cap_memo = ncap;
+	}
+	mask = ip->cap_memo - 1;
+	for (slot = h & mask; ip->memo[slot].tags; slot = (slot + 1) & mask)
+		if (ip->memo[slot].hash == h && ip->memo[slot].len == n &&
+		    memcmp(ip->memo[slot].tags, tags, n) == 0)
+			return ip->memo[slot].score;
+	{
+		struct rr_wheel_name w;
+		int sc = -1;
+		if (!rr_wheel_name_parse(filename, &w, NULL)) {
+			sc = rr_wheel_score(&w, &ip->target);
+			rr_wheel_name_release(&w);
+		}
+		ip->memo[slot] = (struct tag_memo){rr_xstrndup(tags, n), n, h, sc};
+		ip->nmemo++;
+		return sc;
+	}
+}
+
+static int file_score(struct rr_index_provider *ip, const struct rr_index_file *f)
+{
+	const char *base, *dash[6];
+	size_t len, nd = 0;
 	int s;
 
 	if (!f->is_wheel)
 		return 0; /* an sdist can be built anywhere, ranked below any wheel */
-	if (rr_wheel_name_parse(f->filename, &w, NULL))
+	base = strrchr(f->filename, '/');
+	base = base ? base + 1 : f->filename;
+	len = strlen(base);
+	/* the shape rr_wheel_name_parse insists on: name-version[-build]-py-abi-plat.whl,
+	 * no part empty; anything else goes to it to be refused */
+	if (len < 5 || strcmp(base + len - 4, ".whl") != 0)
 		return -1;
-	s = rr_wheel_score(&w, &ip->target);
-	rr_wheel_name_release(&w);
+	len -= 4;
+	for (size_t i = 0; i < len && nd < 6; i++)
+		if (base[i] == '-')
+			dash[nd++] = base + i;
+	if (nd != 4 && nd != 5) {
+		s = -1;
+	} else {
+		bool empty = dash[0] == base || base[len - 1] == '-';
+		for (size_t k = 1; k < nd; k++)
+			empty |= dash[k] == dash[k - 1] + 1;
+		s = empty ? -1
+			  : tag_score(ip, dash[nd - 3] + 1, (size_t)(base + len - dash[nd - 3] - 1),
+				      f->filename);
+	}
 	return s < 0 ? -1 : s + 1;
 }
 
@@ -127,16 +201,16 @@ static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtex
 	RR_PUSH(pk->data, n, *dcap) = d;
 }
 
-/* one index file with its version parsed once */
+/* one index file and its version (parsed once per distinct version text) */
 struct fver {
-	struct rr_version v;
+	const struct rr_version *v;
 	size_t i; /* position in the page: ties keep page order */
 };
 
 static int cmp_fver(const void *a, const void *b)
 {
 	const struct fver *x = a, *y = b;
-	int c = rr_version_cmp(&x->v, &y->v);
+	int c = x->v == y->v ? 0 : rr_version_cmp(x->v, y->v);
 
 	if (c)
 		return c;
@@ -155,7 +229,8 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
 	struct pkg pk = {0};
 	struct fver *fv = NULL;
-	size_t nfv = 0;
+	struct rr_version *vers = NULL;
+	size_t nfv = 0, nvers = 0;
 	size_t cap = 0;
 	size_t dcap = 0;
 	bool dist_matched = false;
@@ -170,18 +245,30 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		return RR_E_NOTFOUND;
 	/* a page that lists no file at all (a broken mirror) is no project either: the
 	 * caller says so instead of "no version fits" */
-	if (!rc && proj && !proj->nfiles && !dist)
+	if (!rc && proj && !proj->nfiles && !proj->nforeign && !dist)
 		return rr_fail(err, RR_E_NOTFOUND, "the index page of '%s' lists no files", key);
 	pk.key = rr_xstrdup(key);
 	if (proj && proj->nfiles) {
+		/* a page lists a release's files side by side: the same version text as
+		 * the file before is the same parsed version */
+		const char *prev = NULL;
 		fv = rr_xcalloc(proj->nfiles, sizeof(*fv));
+		vers = rr_xcalloc(proj->nfiles, sizeof(*vers));
 		for (size_t i = 0; i < proj->nfiles; i++) {
 			const struct rr_index_file *f = &proj->files[i];
-			fv[nfv].v = (struct rr_version)RR_VERSION_INIT;
-			if (!f->version || rr_version_parse(f->version, &fv[nfv].v, NULL)) {
-				rr_version_release(&fv[nfv].v);
+			if (!f->version)
 				continue;
+			if (!prev || strcmp(prev, f->version) != 0) {
+				prev = NULL;
+				vers[nvers] = (struct rr_version)RR_VERSION_INIT;
+				if (rr_version_parse(f->version, &vers[nvers], NULL)) {
+					rr_version_release(&vers[nvers]);
+					continue;
+				}
+				prev = f->version;
+				nvers++;
 			}
+			fv[nfv].v = &vers[nvers - 1];
 			fv[nfv++].i = i;
 		}
 		rr_qsort(fv, nfv, sizeof(*fv), cmp_fver);
@@ -191,7 +278,7 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		const struct rr_index_file *best = NULL;
 		int best_score = -1;
 
-		while (end < nfv && rr_version_cmp(&fv[g].v, &fv[end].v) == 0)
+		while (end < nfv && (fv[g].v == fv[end].v || rr_version_cmp(fv[g].v, fv[end].v) == 0))
 			end++;
 		for (size_t j = g; j < end; j++) {
 			const struct rr_index_file *f = &proj->files[fv[j].i];
@@ -203,18 +290,19 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		}
 		if (best) {
 			const struct rr_dist *here =
-				dist && dist->version_ok && rr_version_cmp(&dist->version, &fv[g].v) == 0
+				dist && dist->version_ok && rr_version_cmp(&dist->version, fv[g].v) == 0
 					? dist
 					: NULL;
 			struct rr_version v = RR_VERSION_INIT;
 			dist_matched |= here != NULL;
-			rr_version_copy(&v, &fv[g].v);
+			rr_version_copy(&v, fv[g].v);
 			add_cand(&pk, &cap, &dcap, best->version, &v, best, here);
 		}
 		g = end;
 	}
-	for (size_t i = 0; i < nfv; i++)
-		rr_version_release(&fv[i].v);
+	for (size_t i = 0; i < nvers; i++)
+		rr_version_release(&vers[i]);
+	free(vers);
 	free(fv);
 	if (dist && !dist_matched && dist->version_ok) {
 		struct rr_version v = RR_VERSION_INIT;
@@ -424,8 +512,9 @@ static bool python_ok(const struct rr_index_provider *ip, const struct rr_candid
 }
 
 /*
- * the release the resolver will most likely pick: the installed one, else the
- * newest final one (a pre-release only when nothing final fits), among those
+ * the release the resolver will most likely pick: the newest final one (a
+ * pre-release only when nothing final fits; the resolver does not prefer an
+ * installed, unprotected version, so neither does the crawl), among those
  * every specifier seen for it allows and whose Requires-Python admits the
  * venv's interpreter; NULL when none does (the resolver will say why)
  */
@@ -440,11 +529,7 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 		bool fits = true;
 		for (size_t k = 0; w && k < w->nspecs && fits; k++)
 			fits = rr_specset_contains(&w->specs[k], &c->version, RR_PRE_POLICY_ALLOW);
-		if (!fits)
-			continue;
-		if (c->installed)
-			return c;
-		if (c->yanked)
+		if (!fits || c->yanked)
 			continue;
 		if (rr_version_is_prerelease(&c->version)) {
 			if ((!best_pre || rr_version_cmp(&c->version, &best_pre->version) > 0) &&
@@ -591,23 +676,26 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 	free(keys);
 }
 
+/*
+ * the resolver met a project and names the release it would most likely pick
+ * (the newest); the specifiers the crawl has seen for the project narrow that
+ * down: asking for the newest transformers while every line says <=5.8.0 cost
+ * a metadata fetch nobody used, one round trip at a time
+ */
 static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
 			    size_t n)
 {
 	struct rr_index_provider *ip = ctx;
-	const struct rr_index_file **files = rr_xcalloc(n + 1, sizeof(*files));
-	size_t nf = 0;
+	struct pkg *pk = find_pkg(ip, key);
+	const struct rr_candidate *likely = pk ? likely_candidate(ip, pk) : NULL;
+	const struct cand_data *d = likely ? likely->data : NULL;
 	rr_error err = RR_ERROR_INIT;
 
-	(void)key;
-	for (size_t i = 0; i < n; i++) {
-		const struct cand_data *d = cs[i]->data;
-		if (d && d->file && !d->dist && !d->meta_loaded)
-			files[nf++] = d->file;
-	}
-	if (nf && rr_index_fetch_metadata(ip->client, files, nf, &err))
+	(void)cs;
+	(void)n;
+	if (d && d->file && !d->dist && !d->meta_loaded &&
+	    rr_index_fetch_metadata(ip->client, &d->file, 1, &err))
 		rr_error_release(&err);
-	free(files);
 }
 
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
@@ -677,6 +765,9 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(pk->key);
 	}
 	free(ip->pkgs);
+	for (size_t i = 0; i < ip->cap_memo; i++)
+		free(ip->memo[i].tags);
+	free(ip->memo);
 	for (size_t i = 0; i < ip->nwants; i++) {
 		struct want *w = &ip->wants[i];
 		for (size_t k = 0; k < w->nspecs; k++)
