@@ -51,6 +51,8 @@ struct rr_index_project {
 	char *index_url; /* redacted */
 	struct rr_index_file *files;
 	size_t nfiles;
+	char *arena; /* when set, every file's strings live in this one block */
+	size_t nforeign; /* wheels left out: no Linux CPython could install them */
 };
 
 /* what rr_index_opts.observe is told */

@@ -163,6 +163,17 @@ rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *pag
 rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url,
 			      const char *index_url, struct rr_index_project *out, rr_error *err);
 void rr_index_project_release(struct rr_index_project *p);
+/* a parsed page as the cache keeps it (see parse.c), and back; the loaded
+ * project's strings live in its arena */
+#define RR_INDEX_DIGEST_TYPE "application/x-rocm-resolve-digest"
+void rr_index_project_digest(const struct rr_index_project *p, struct rr_strbuf *out);
+bool rr_index_is_digest(const char *data, size_t len);
+rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
+			     const char *index_url, struct rr_index_project *out, rr_error *err);
+/* leave out the wheels no Linux CPython can install (counted in nforeign) */
+void rr_index_project_drop_foreign(struct rr_index_project *p);
+/* move every file's strings into one block (fewer allocations, less memory) */
+void rr_index_project_pack(struct rr_index_project *p);
 
 /* ---- dist.c ---- */
 

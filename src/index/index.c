@@ -308,6 +308,7 @@ struct get {
 	bool immutable;            /* its file's URL carries a hash: never changes */
 	char *range;     /* owned; CURLOPT_RANGE */
 	bool spill;      /* a whole body goes to a temp file (fd) */
+	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
 	/* out */
 	rr_err rc;
 	rr_error err;
@@ -318,6 +319,8 @@ struct get {
 	bool have_fd;
 	int fd;               /* the spilled body when have_fd */
 	long long total_size; /* Content-Range total, -1 */
+	struct rr_cache_entry pending; /* defer_store: the entry to store, body left out */
+	bool store_pending;
 	/* private */
 	struct rr_cache_entry ce;
 	bool have_ce;
@@ -337,6 +340,7 @@ static void get_release(struct get *g)
 	free(g->final_url);
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->ce);
+	rr_cache_entry_release(&g->pending);
 }
 
 static void take_entry(struct get *g)
@@ -521,6 +525,18 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 			if (!rr_url_split_userinfo(g->url, &plain, NULL))
 				plain = rr_url_redact(g->url);
 			ne.url = plain;
+			if (g->defer_store && f->status == 200) {
+				g->pending = ne;
+				g->pending.etag = f->etag ? rr_xstrdup(f->etag) : NULL;
+				g->pending.last_modified =
+					f->last_modified ? rr_xstrdup(f->last_modified) : NULL;
+				g->pending.content_type = NULL;
+				g->pending.final_url = rr_xstrdup(g->final_url);
+				g->pending.url = RR_STEAL(plain);
+				rr_strbuf_init(&g->pending.body);
+				g->store_pending = true;
+				continue;
+			}
 			/* a cache we cannot write is a slower run, not a failed one */
 			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &ne, NULL);
 		}
@@ -549,6 +565,37 @@ static rr_err parse_page(struct get *g, const struct index_src *s, bool jsonapi,
 		return rr_index_parse_html(g->body.buf, g->body.len, g->final_url, s->redacted, p,
 					   err);
 	return rr_fail(err, RR_E_HTTP, "%s: unexpected content type '%s'", u, ct);
+}
+
+/*
+ * the project a page answer holds: a digest from the cache loads as it is; a
+ * page is parsed, and what the parse found replaces the page in the cache, so
+ * the next run never parses it again. The body is let go at once: a ring of
+ * pages is tens of MB.
+ */
+static rr_err page_project(struct rr_index_client *c, struct get *g, const struct index_src *s,
+			   bool jsonapi, struct rr_index_project *p, rr_error *err)
+{
+	rr_err rc;
+
+	if (g->content_type && strcmp(g->content_type, RR_INDEX_DIGEST_TYPE) == 0) {
+		rc = rr_index_parse_digest(g->body.buf, g->body.len, g->final_url, s->redacted,
+					   p, err);
+	} else {
+		rc = parse_page(g, s, jsonapi, p, err);
+		if (rc == RR_OK)
+			rr_index_project_drop_foreign(p);
+		if (rc == RR_OK && g->store_pending && c->cache_dir) {
+			rr_strbuf_release(&g->body);
+			rr_index_project_digest(p, &g->pending.body);
+			g->pending.content_type = rr_xstrdup(RR_INDEX_DIGEST_TYPE);
+			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->pending, NULL);
+		}
+	}
+	rr_strbuf_release(&g->body);
+	rr_cache_entry_release(&g->pending);
+	g->store_pending = false;
+	return rc;
 }
 
 /* ---- --find-links ---- */
@@ -716,6 +763,14 @@ static void merge_find_links(struct rr_index_client *c, const char *key,
 			dup = strcmp(p->files[k].filename, f->filename) == 0;
 		if (dup)
 			continue; /* the index's own copy (with its hash) stands */
+		if (p->arena) {
+			/* a packed project (a digest) takes no loose strings: own them again */
+			for (size_t k = 0; k < p->nfiles; k++) {
+				struct rr_index_file o = p->files[k];
+				copy_file(&p->files[k], &o);
+			}
+			p->arena = rr_free(p->arena);
+		}
 		copy_file(&RR_PUSH(p->files, p->nfiles, cap), f);
 		if (!*index_url)
 			*index_url = f->index_url;
@@ -730,6 +785,7 @@ static void store_project(struct rr_index_client *c, const char *key, const stru
 	const char *where = s ? s->redacted : NULL;
 
 	merge_find_links(c, key, p, &where);
+	rr_index_project_pack(p);
 	slot = (struct proj_slot **)map_find(&c->projects, key, true);
 	ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
 	rr_index_project_release(&ps->p);
@@ -780,6 +836,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 			gs[i].accept = RR_INDEX_ACCEPT;
 			gs[i].max_body = c->max_page;
 			gs[i].cacheable = true;
+			gs[i].defer_store = true;
 		}
 		get_batch(c, gs, np);
 		/* the Simple API has no page (or keeps failing): PyPI-like hosts may still
@@ -797,6 +854,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				api[napi].accept = "application/json";
 				api[napi].max_body = c->max_page;
 				api[napi].cacheable = true;
+				api[napi].defer_store = true;
 				api[napi].fetch_i = i; /* reused as a back-reference */
 				napi++;
 			}
@@ -820,7 +878,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 					alt = &api[j];
 			if (alt && alt->rc == RR_OK && alt->status == 200) {
 				if (rc == RR_OK &&
-				    (rc = parse_page(alt, s, true, &p, err)) == RR_OK)
+				    (rc = page_project(c, alt, s, true, &p, err)) == RR_OK)
 					store_project(c, pending[i], s, &p);
 				rr_index_project_release(&p);
 				free(pending[i]);
@@ -852,7 +910,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 					     g->status == 401 || g->status == 403
 						     ? " (credentials missing or rejected)"
 						     : "");
-			} else if ((rc = parse_page(g, s, false, &p, err)) == RR_OK) {
+			} else if ((rc = page_project(c, g, s, false, &p, err)) == RR_OK) {
 				store_project(c, pending[i], s, &p);
 			}
 			rr_index_project_release(&p);

@@ -28,8 +28,9 @@ static void file_release(struct rr_index_file *f)
 
 void rr_index_project_release(struct rr_index_project *p)
 {
-	for (size_t i = 0; i < p->nfiles; i++)
+	for (size_t i = 0; !p->arena && i < p->nfiles; i++)
 		file_release(&p->files[i]);
+	free(p->arena);
 	free(p->files);
 	free(p->key);
 	free(p->index_url);
@@ -1339,4 +1340,234 @@ rr_err rr_index_parse_html(const char *data, size_t len, const char *page_url,
 out:
 	rr_index_project_release(&pr);
 	return rc;
+}
+
+/* ---- digests: a parsed page as the cache keeps it ---- */
+
+/*
+ * A page is parsed once, when it arrives; the cache keeps what the parse
+ * found, not the page: a warm run loads it with one bounds-checked pass and
+ * no allocation per string (a 7 MB JSON page took ~25 ms to scan; its digest
+ * ~1 ms). Layout, little-endian:
+ *   "rr-digest 1\n", u32 nfiles, u32 nforeign, then per file: u8 flags (1 yanked, 2 has
+ *   metadata, 4 wheel), i64 size, then 7 strings (filename, url, sha256,
+ *   requires_python, yanked_reason, metadata_sha256, version), each a u32
+ *   length (0xffffffff: none) and that many bytes and a NUL.
+ * The loaded project's strings point into one copy of the digest (its arena).
+ */
+static const char digest_magic[] = "rr-digest 1\n";
+#define DIGEST_NONE 0xffffffffu
+#define DIGEST_NSTR 7
+
+static char **file_strings(struct rr_index_file *f, char **v[DIGEST_NSTR])
+{
+	v[0] = &f->filename;
+	v[1] = &f->url;
+	v[2] = &f->sha256;
+	v[3] = &f->requires_python;
+	v[4] = &f->yanked_reason;
+	v[5] = &f->metadata_sha256;
+	v[6] = &f->version;
+	return v[0];
+}
+
+static void put_u32(struct rr_strbuf *sb, uint32_t x)
+{
+	unsigned char b[4] = {(unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16),
+			      (unsigned char)(x >> 24)};
+	rr_strbuf_add(sb, b, 4);
+}
+
+void rr_index_project_digest(const struct rr_index_project *p, struct rr_strbuf *out)
+{
+	rr_strbuf_add(out, digest_magic, sizeof(digest_magic) - 1);
+	put_u32(out, (uint32_t)p->nfiles);
+	put_u32(out, (uint32_t)p->nforeign);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		struct rr_index_file f = p->files[i];
+		char **v[DIGEST_NSTR];
+		unsigned char flags = (unsigned char)((f.yanked ? 1 : 0) | (f.has_metadata ? 2 : 0) |
+						      (f.is_wheel ? 4 : 0));
+		uint64_t sz = (uint64_t)f.size;
+		rr_strbuf_addch(out, (char)flags);
+		put_u32(out, (uint32_t)sz);
+		put_u32(out, (uint32_t)(sz >> 32));
+		file_strings(&f, v);
+		for (size_t k = 0; k < DIGEST_NSTR; k++) {
+			const char *str = *v[k];
+			size_t n = str ? strlen(str) : 0;
+			put_u32(out, str ? (uint32_t)n : DIGEST_NONE);
+			if (str)
+				rr_strbuf_add(out, str, n + 1);
+		}
+	}
+}
+
+static bool get_u32(const unsigned char **p, const unsigned char *end, uint32_t *x)
+{
+	if ((size_t)(end - *p) < 4)
+		return false;
+	*x = (uint32_t)(*p)[0] | (uint32_t)(*p)[1] << 8 | (uint32_t)(*p)[2] << 16 |
+	     (uint32_t)(*p)[3] << 24;
+	*p += 4;
+	return true;
+}
+
+bool rr_index_is_digest(const char *data, size_t len)
+{
+	return len >= sizeof(digest_magic) - 1 &&
+	       memcmp(data, digest_magic, sizeof(digest_magic) - 1) == 0;
+}
+
+rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
+			     const char *index_url, struct rr_index_project *out, rr_error *err)
+{
+	struct rr_index_project p = {0};
+	const unsigned char *q, *end;
+	uint32_t n, nforeign;
+
+	if (!rr_index_is_digest(data, len))
+		return rr_fail(err, RR_E_DATA, "%s: not a page digest", page_url);
+	p.arena = rr_xmalloc(len ? len : 1);
+	memcpy(p.arena, data, len);
+	q = (const unsigned char *)p.arena + sizeof(digest_magic) - 1;
+	end = (const unsigned char *)p.arena + len;
+	if (!get_u32(&q, end, &n) || !get_u32(&q, end, &nforeign) ||
+	    n > len / (1 + 8 + 4 * DIGEST_NSTR))
+		goto bad;
+	p.nforeign = nforeign;
+	p.files = rr_xcalloc(n ? n : 1, sizeof(*p.files));
+	for (uint32_t i = 0; i < n; i++) {
+		struct rr_index_file *f = &p.files[i];
+		char **v[DIGEST_NSTR];
+		uint32_t lo, hi;
+		unsigned flags;
+		if (q >= end)
+			goto bad;
+		flags = *q++;
+		if (!get_u32(&q, end, &lo) || !get_u32(&q, end, &hi))
+			goto bad;
+		f->yanked = flags & 1;
+		f->has_metadata = flags & 2;
+		f->is_wheel = flags & 4;
+		f->size = (long long)((uint64_t)hi << 32 | lo);
+		f->index_url = index_url;
+		file_strings(f, v);
+		for (size_t k = 0; k < DIGEST_NSTR; k++) {
+			uint32_t sl;
+			if (!get_u32(&q, end, &sl))
+				goto bad;
+			if (sl == DIGEST_NONE)
+				continue;
+			if ((size_t)(end - q) <= sl || q[sl] != '\0')
+				goto bad;
+			*v[k] = (char *)q;
+			q += sl + 1;
+		}
+		p.nfiles = i + 1;
+		/* what the parsers guarantee, the digest must too */
+		if (!f->filename || !f->url || !f->version)
+			goto bad;
+	}
+	if (q != end)
+		goto bad;
+	rr_index_project_release(out);
+	*out = p;
+	return RR_OK;
+bad:
+	rr_index_project_release(&p);
+	return rr_fail(err, RR_E_DATA, "%s: damaged page digest", page_url);
+}
+
+void rr_index_project_pack(struct rr_index_project *p)
+{
+	size_t total = 0;
+	char *arena, *w;
+
+	if (p->arena || !p->nfiles)
+		return;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		char **v[DIGEST_NSTR];
+		file_strings(&p->files[i], v);
+		for (size_t k = 0; k < DIGEST_NSTR; k++)
+			total += *v[k] ? strlen(*v[k]) + 1 : 0;
+	}
+	arena = w = rr_xmalloc(total ? total : 1);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		char **v[DIGEST_NSTR];
+		file_strings(&p->files[i], v);
+		for (size_t k = 0; k < DIGEST_NSTR; k++) {
+			size_t n;
+			if (!*v[k])
+				continue;
+			n = strlen(*v[k]) + 1;
+			memcpy(w, *v[k], n);
+			free(*v[k]);
+			*v[k] = w;
+			w += n;
+		}
+	}
+	p->arena = arena;
+}
+
+/* does some part of the dot-separated tag set start with one of the prefixes? */
+static bool tag_set_has(const char *s, size_t n, const char *const *prefixes)
+{
+	const char *end = s + n;
+
+	while (s < end) {
+		const char *dot = memchr(s, '.', (size_t)(end - s));
+		size_t len = (size_t)((dot ? dot : end) - s);
+		for (const char *const *pf = prefixes; *pf; pf++)
+			if (len >= strlen(*pf) && memcmp(s, *pf, strlen(*pf)) == 0)
+				return true;
+		s += len + 1;
+	}
+	return false;
+}
+
+/*
+ * a wheel no Linux CPython can install whatever the venv: its platform tags
+ * name no "any", linux_* or manylinux* platform, or its python tags no cp* or
+ * py* one (rr_wheel_score ranks nothing else), or its name has not the shape
+ * of a wheel's. A superset of what the ranking accepts is kept.
+ */
+static bool foreign_wheel(const struct rr_index_file *f)
+{
+	static const char *const plats[] = {"any", "linux_", "manylinux", NULL};
+	static const char *const pys[] = {"cp", "py", NULL};
+	const char *base = strrchr(f->filename, '/');
+	const char *dash[3] = {NULL, NULL, NULL};
+	size_t len;
+
+	if (!f->is_wheel)
+		return false;
+	base = base ? base + 1 : f->filename;
+	len = strlen(base);
+	if (len < 5 || memcmp(base + len - 4, ".whl", 4) != 0)
+		return true;
+	len -= 4;
+	for (size_t i = len, k = 3; i-- > 0 && k;)
+		if (base[i] == '-')
+			dash[--k] = base + i;
+	if (!dash[0])
+		return true;
+	return !tag_set_has(dash[2] + 1, (size_t)(base + len - dash[2] - 1), plats) ||
+	       !tag_set_has(dash[0] + 1, (size_t)(dash[1] - dash[0] - 1), pys);
+}
+
+void rr_index_project_drop_foreign(struct rr_index_project *p)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		if (foreign_wheel(&p->files[i])) {
+			if (!p->arena)
+				file_release(&p->files[i]);
+			p->nforeign++;
+			continue;
+		}
+		p->files[w++] = p->files[i];
+	}
+	p->nfiles = w;
 }
