@@ -1445,7 +1445,7 @@ rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
 		if (q >= end)
 			goto bad;
 		flags = *q++;
-		if (!get_u32(&q, end, &lo) || !get_u32(&q, end, &hi))
+		if ((flags & ~7u) || !get_u32(&q, end, &lo) || !get_u32(&q, end, &hi))
 			goto bad;
 		f->yanked = flags & 1;
 		f->has_metadata = flags & 2;
@@ -1459,7 +1459,7 @@ rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
 				goto bad;
 			if (sl == DIGEST_NONE)
 				continue;
-			if ((size_t)(end - q) <= sl || q[sl] != '\0')
+			if ((size_t)(end - q) <= sl || q[sl] != '\0' || memchr(q, '\0', sl))
 				goto bad;
 			*v[k] = (char *)q;
 			q += sl + 1;

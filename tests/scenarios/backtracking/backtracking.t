@@ -54,3 +54,23 @@ require <inline>
 result solution <inline>
 #>install cyc-a 1.0
 #>install cyc-b 1.0
+next
+
+# packages are decided in the order they were met, roots as written (uv's and
+# pip's order), not fewest-choices-first: the bounded webui comes before the
+# unbounded tables it caps. Fewest-first took tables 3.0 (two choices against
+# three), then walked every webui release down and settled on webui 2.0
+# (LLaMA-Factory's gradio<=5.50 and pandas: 290 fetches more on a real index).
+index order 2 tags <inline>
+#>=Pkg: webui 1.0
+#>=Pkg: webui 2.0
+#>=Pkg: webui 3.0
+#>=Req: tables<3
+#>=Pkg: tables 2.0
+#>=Pkg: tables 3.0
+require <inline>
+#>webui
+#>tables
+result solution <inline>
+#>install tables 2.0
+#>install webui 3.0

@@ -415,6 +415,82 @@ static void test_json_scanner_vs_jansson(void **state)
 	}
 }
 
+/* a page's digest loads back to the same files; damage is refused, never half-read */
+static const char digest_page[] =
+	"<a href=\"/p/demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl#sha256="
+	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" "
+	"data-requires-python=\"&gt;=3.10\" data-core-metadata=\"true\">a</a>\n"
+	"<a href=\"/p/demo-1.0-cp312-cp312-win_amd64.whl\">b</a>\n"
+	"<a href=\"/p/demo-1.0-cp312-cp312-macosx_11_0_arm64.whl\">c</a>\n"
+	"<a href=\"/p/demo-1.0-pp310-pypy310_pp73-manylinux_2_17_x86_64.whl\">d</a>\n"
+	"<a href=\"/p/demo-1.0-cp312-abi3-macosx_10_9_x86_64.macosx_11_0_arm64.whl\">e</a>\n"
+	"<a href=\"/p/demo-1.0-py3-none-any.whl\" data-yanked=\"oops\">f</a>\n"
+	"<a href=\"/p/demo-1.0-cp39-abi3-win_amd64.manylinux2014_aarch64.whl\">g</a>\n"
+	"<a href=\"/p/demo-1.0.tar.gz\">h</a>\n";
+
+static void test_digest_roundtrip(void **state)
+{
+	struct rr_index_project p = {0}, q = {0};
+	struct rr_strbuf d = RR_STRBUF_INIT;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	assert_int_equal(rr_index_parse_html(digest_page, sizeof(digest_page) - 1,
+					     "https://i.example/simple/demo/", "IDX", &p, &err),
+			 RR_OK);
+	assert_int_equal(p.nfiles, 8);
+	rr_index_project_drop_foreign(&p);
+	/* kept: the manylinux cp312 wheel, the py3-none-any one, the wheel with one
+	 * Linux platform among others, and the sdist; left out: windows, macOS, PyPy */
+	assert_int_equal(p.nfiles, 4);
+	assert_int_equal(p.nforeign, 4);
+	assert_string_equal(p.files[0].filename, "demo-1.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+	assert_string_equal(p.files[1].filename, "demo-1.0-py3-none-any.whl");
+	assert_string_equal(p.files[2].filename,
+			    "demo-1.0-cp39-abi3-win_amd64.manylinux2014_aarch64.whl");
+	assert_string_equal(p.files[3].filename, "demo-1.0.tar.gz");
+	rr_index_project_digest(&p, &d);
+	assert_true(rr_index_is_digest(d.buf, d.len));
+	assert_int_equal(rr_index_parse_digest(d.buf, d.len, "U", "IDX2", &q, &err), RR_OK);
+	assert_int_equal(q.nfiles, 4);
+	assert_int_equal(q.nforeign, 4);
+	assert_non_null(q.arena);
+	for (size_t i = 0; i < 4; i++) {
+		const struct rr_index_file *x = &p.files[i], *y = &q.files[i];
+		assert_string_equal(x->filename, y->filename);
+		assert_string_equal(x->url, y->url);
+		assert_string_equal(x->version, y->version);
+		assert_int_equal(x->yanked, y->yanked);
+		assert_int_equal(x->is_wheel, y->is_wheel);
+		assert_int_equal(x->has_metadata, y->has_metadata);
+		assert_int_equal(x->size, y->size);
+		assert_string_equal(y->index_url, "IDX2");
+	}
+	assert_string_equal(q.files[0].sha256, p.files[0].sha256);
+	assert_string_equal(q.files[0].requires_python, ">=3.10");
+	assert_null(q.files[3].sha256);
+	assert_string_equal(q.files[1].yanked_reason, "oops");
+	/* packing keeps every string and frees the loose ones (ASan watches) */
+	rr_index_project_pack(&p);
+	assert_non_null(p.arena);
+	assert_string_equal(p.files[2].version, "1.0");
+	/* every truncation and a flipped length byte are refused whole */
+	for (size_t cut = 0; cut < d.len; cut++) {
+		struct rr_index_project r = {0};
+		assert_int_not_equal(rr_index_parse_digest(d.buf, cut, "U", "I", &r, &err), RR_OK);
+		assert_int_equal(r.nfiles, 0);
+		rr_error_release(&err);
+	}
+	d.buf[20] ^= 0x40;
+	assert_int_not_equal(rr_index_parse_digest(d.buf, d.len, "U", "I", &q, &err), RR_OK);
+	assert_non_null(strstr(err.msg, "damaged page digest"));
+	assert_int_equal(q.nfiles, 4); /* the earlier project is left as it was */
+	rr_error_release(&err);
+	rr_strbuf_release(&d);
+	rr_index_project_release(&p);
+	rr_index_project_release(&q);
+}
+
 static void test_json_speed(void **state)
 {
 	/* a 1 MB+ PEP 691 page parses completely (its speed is measured in bench/) */
@@ -492,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_pkginfo_static),
 		cmocka_unit_test(test_json_scanner_vs_jansson),
 		cmocka_unit_test(test_json_speed),
+		cmocka_unit_test(test_digest_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
