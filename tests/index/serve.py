@@ -16,6 +16,8 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/always5xx/...       always 503
   /_fault/drop/<n>/...        the first n requests: connection closed, no answer
   /_fault/trunc/<n>/...       the first n requests: half the body, then close
+  /_fault/stall/<n>/...       the first n requests: half the body, then nothing for 20 s
+                              (the connection held open), then close
   /_fault/badjson/...         JSON bodies are malformed
   /_fault/ctype/...           Content-Type: application/octet-stream
   /_fault/nometa/...          .metadata files answer 404
@@ -508,6 +510,12 @@ def make_handler(state):
             self.end_headers()
             if self.command == "HEAD":
                 return
+            if "stall" in faults:
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                time.sleep(20)
+                self.close_connection = True
+                return
             if "trunc" in faults:
                 self.wfile.write(body[: len(body) // 2])
                 self.wfile.flush()
@@ -534,7 +542,7 @@ def make_handler(state):
             self.params = {}
             rest = path
             while True:
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc|many|zeros|zerosfirst)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":

@@ -346,6 +346,23 @@ static void test_faults(void **state)
 	expect_ok("/_fault/drop/2/simple", "filelock");
 	expect_ok("/_fault/trunc/2/simple", "filelock");
 	expect_ok("/_fault/latency/300/simple", "filelock");
+	{
+		/* a body that stops mid-way is given up after 5 s of silence and asked
+		 * again, not waited on for the 30 s request timeout */
+		struct rr_index_opts o = {.no_cache = true};
+		struct rr_index_client *c;
+		const struct rr_index_project *p;
+		rr_error err = RR_ERROR_INIT;
+		double t1 = now_s();
+		rr_test_index_reset(base);
+		c = client_opts(&o, "/_fault/stall/1/simple");
+		assert_int_equal(rr_index_get_project(c, "filelock", &p, &err), RR_OK);
+		assert_true(p->nfiles > 0);
+		assert_int_equal(rr_index_client_requests(c), 2);
+		print_message("a stalled body, retried: %.2f s\n", now_s() - t1);
+		assert_true(now_s() - t1 >= 4.5 && now_s() - t1 < 12);
+		rr_index_client_free(c);
+	}
 	expect_fail("/_fault/always5xx/simple", "filelock", RR_E_HTTP, 0);
 	expect_fail("/_fault/drop/100/simple", "filelock", RR_E_NETWORK, 0);
 	expect_fail("/_fault/trunc/100/simple", "filelock", RR_E_NETWORK, 0);
