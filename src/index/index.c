@@ -1122,7 +1122,13 @@ struct dist_job {
 	size_t need; /* bytes wanted from the member's local header on */
 };
 
-#define TAIL_BYTES (65536 + 22)
+/*
+ * the first range asked of a wheel: its end, where the central directory (and,
+ * for a small wheel, METADATA itself) lies. Kept under HTTP/2's default 64 KiB
+ * stream window: with 64 KiB + 22 bytes, libcurl 7.88 against this machine's
+ * mirror stalled ~200 bytes short in about 1 run in 5 (0 in 20 at 60 KiB).
+ */
+#define TAIL_BYTES (60u * 1024)
 
 /* the member located: inflate it from what we have, or say what to fetch */
 static rr_err job_member(struct rr_index_client *c, struct dist_job *j, const unsigned char *p,
