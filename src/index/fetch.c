@@ -461,7 +461,9 @@ static void complete(struct rr_fetcher *f, struct slot *s, CURLcode rc, size_t *
 	rr_curl.multi_remove_handle(f->multi, e);
 	s->running = false;
 	(*running)--;
-	if (finish(f, s, rc)) {
+	bool finished = finish(f, s, rc);
+
+	if (finished) {
 		s->done = true;
 		(*done)++;
 	}
@@ -473,6 +475,8 @@ static void complete(struct rr_fetcher *f, struct slot *s, CURLcode rc, size_t *
 	}
 	rr_curl.easy_cleanup(e);
 	s->easy = NULL;
+	if (finished && s->r->done)
+		s->r->done(s->r->done_ud, s->r);
 }
 
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)

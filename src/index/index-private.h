@@ -67,6 +67,10 @@ struct rr_fetch {
 	char *etag, *last_modified, *cache_control, *content_type;
 	char *effective_url;  /* after redirects, userinfo removed */
 	int attempts;
+	/* optional: called as soon as this request is finished (retries done), while
+	 * the others still run, so its answer can be worked on in the meantime */
+	void (*done)(void *ud, struct rr_fetch *r);
+	void *done_ud;
 };
 
 struct rr_fetcher;

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,18 @@ struct get {
 	long long total_size; /* Content-Range total, -1 */
 	struct rr_cache_entry pending; /* defer_store: the entry to store, body left out */
 	bool store_pending;
+	/* optional: called once the answer is settled (fetched or from the cache), while
+	 * the rest of the batch still downloads */
+	void (*ready)(struct rr_index_client *c, struct get *g);
+	void *ready_ctx;
+	struct rr_index_client *client;
+	struct pool *pool; /* the batch's workers, NULL: none */
+	bool settled;
+	/* pages: parsed by ready as soon as they arrive */
+	struct rr_index_project proj;
+	rr_err prc;
+	rr_error perr;
+	bool parsed;
 	/* private */
 	struct rr_cache_entry ce;
 	bool have_ce;
@@ -341,6 +354,8 @@ static void get_release(struct get *g)
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->ce);
 	rr_cache_entry_release(&g->pending);
+	rr_index_project_release(&g->proj);
+	rr_error_release(&g->perr);
 }
 
 static void take_entry(struct get *g)
@@ -371,14 +386,246 @@ static bool sha_matches(const char *want, const void *data, size_t len)
 	return strcmp(got, want) == 0;
 }
 
+/* a finished transfer's answer: stored in the cache as its headers allow, checked */
+static void settle(struct rr_index_client *c, struct get *g, struct rr_fetch *f)
+{
+	long long now = (long long)time(NULL);
+	long long max_age;
+	bool no_store, no_cache, heuristic;
+
+	g->done = true;
+	if (f->rc != RR_OK) {
+		struct fail_slot **fsl = (struct fail_slot **)map_find(&c->failed, g->url,
+								       true);
+		if (!*fsl) {
+			*fsl = rr_xcalloc(1, sizeof(**fsl));
+			(*fsl)->rc = f->rc;
+			(*fsl)->msg = rr_xstrdup(f->err.msg ? f->err.msg : "request failed");
+		}
+		g->rc = f->rc;
+		g->err = f->err;
+		f->err = (rr_error)RR_ERROR_INIT;
+		return;
+	}
+	rr_cache_control_parse(f->cache_control, &max_age, &no_store, &no_cache);
+	/* no headers: fresh for the reader's window (RR_INDEX_HEURISTIC_TTL) */
+	heuristic = !f->cache_control;
+	if (g->expect_sha256 || g->immutable) {
+		/* the file's URL carries a hash (PEP 503/658/691): immutable */
+		max_age = IMMUTABLE_MAX_AGE;
+		no_cache = false;
+		heuristic = false;
+	}
+	if (f->status == 304 && g->have_ce) {
+		/* revalidated: the stored body stands, with fresh freshness */
+		c->revalidated++;
+		g->ce.stored = now;
+		g->ce.max_age = max_age;
+		g->ce.no_cache = no_cache;
+		g->ce.heuristic = heuristic;
+		if (f->etag) {
+			free(g->ce.etag);
+			g->ce.etag = rr_xstrdup(f->etag);
+		}
+		if (c->cache_dir && !no_store)
+			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->ce, NULL);
+		take_entry(g);
+		return;
+	}
+	g->status = f->status;
+	g->total_size = f->total_size;
+	if (f->fd >= 0) {
+		g->fd = f->fd;
+		g->have_fd = true;
+		f->fd = -1;
+	}
+	g->content_type = RR_STEAL(f->content_type);
+	g->final_url = f->effective_url ? RR_STEAL(f->effective_url) : rr_xstrdup(g->url);
+	g->body = f->body;
+	rr_strbuf_init(&f->body);
+	g->rc = RR_OK;
+	if (g->expect_sha256 && f->status == 200 &&
+	    !sha_matches(g->expect_sha256, g->body.buf, g->body.len)) {
+		/* checked before it is stored: a bad body never outlives this run */
+		char got[65];
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		rr_sha256_hex(g->body.buf, g->body.len, got);
+		g->rc = rr_fail(&g->err, RR_E_DATA,
+				"%s: sha256 mismatch: expected %s, got %s%s", u,
+				g->expect_sha256, got,
+				c->cache_dir && !c->refresh
+					? " (the expected hash comes from the project page, "
+					  "which may be a stale cached copy: --refresh fetches "
+					  "it again)"
+					: "");
+		return;
+	}
+	if (c->cache_dir && g->cacheable && !no_store && (f->status == 200 || f->status == 404)) {
+		RR_AUTOFREE char *plain = NULL;
+		struct rr_cache_entry ne = {
+			.status = f->status,
+			.etag = f->etag,
+			.last_modified = f->last_modified,
+			.content_type = g->content_type,
+			.final_url = g->final_url,
+			.stored = now,
+			.max_age = max_age,
+			.no_cache = no_cache,
+			.heuristic = heuristic,
+			.body = g->body,
+		};
+		/* a link on a page may carry user:password: the entry never shows it */
+		if (!rr_url_split_userinfo(g->url, &plain, NULL))
+			plain = rr_url_redact(g->url);
+		ne.url = plain;
+		if (g->defer_store && f->status == 200) {
+			g->pending = ne;
+			g->pending.etag = f->etag ? rr_xstrdup(f->etag) : NULL;
+			g->pending.last_modified =
+				f->last_modified ? rr_xstrdup(f->last_modified) : NULL;
+			g->pending.content_type = NULL;
+			g->pending.final_url = rr_xstrdup(g->final_url);
+			g->pending.url = RR_STEAL(plain);
+			rr_strbuf_init(&g->pending.body);
+			g->store_pending = true;
+			return;
+		}
+		/* a cache we cannot write is a slower run, not a failed one */
+		rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &ne, NULL);
+	}
+}
+
+/*
+ * Work on answers while the rest of a batch downloads: a ring of pages is tens
+ * of MB of JSON, and parsing it on the thread that runs the transfers stalled
+ * them (its sockets go unread). A few workers take settled gets off a queue
+ * and run their ready callback; the batch waits for them at its end.
+ */
+#define POOL_MAX 4
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct get **q;
+	size_t head, n, cap;
+	bool closing;
+	pthread_t th[POOL_MAX];
+	int nth;
+};
+
+static void *pool_main(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		struct get *g;
+		pthread_mutex_lock(&p->mu);
+		while (p->head == p->n && !p->closing)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->head == p->n) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		g = p->q[p->head++];
+		pthread_mutex_unlock(&p->mu);
+		g->ready(g->client, g);
+	}
+}
+
+/* NULL when there is nothing to share out (the caller then runs callbacks itself) */
+static struct pool *pool_start(size_t jobs)
+{
+	struct pool *p;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cpus > 1 ? (int)(cpus - 1) : 1;
+
+	if (jobs < 2)
+		return NULL;
+	if (want > POOL_MAX)
+		want = POOL_MAX;
+	if ((size_t)want > jobs)
+		want = (int)jobs;
+	p = rr_xcalloc(1, sizeof(*p));
+	p->cap = jobs;
+	p->q = rr_xcalloc(jobs, sizeof(*p->q));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	for (int i = 0; i < want; i++)
+		if (pthread_create(&p->th[p->nth], NULL, pool_main, p) == 0)
+			p->nth++;
+	if (!p->nth) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+		free(p->q);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* g is settled: its callback runs on a worker, or here when there is no pool */
+static void ready_now(struct pool *p, struct get *g)
+{
+	if (!g->ready)
+		return;
+	if (!p) {
+		g->ready(g->client, g);
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (p->n < p->cap) {
+		p->q[p->n++] = g;
+		pthread_cond_signal(&p->cv);
+		g = NULL;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (g)
+		g->ready(g->client, g);
+}
+
+/* every queued callback has run when this returns */
+static void pool_finish(struct pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->closing = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nth; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	free(p->q);
+	free(p);
+}
+
+static void get_fetched(void *ud, struct rr_fetch *f)
+{
+	struct get *g = ud;
+
+	if (g->settled)
+		return;
+	g->settled = true;
+	settle(g->client, g, f);
+	ready_now(g->pool, g);
+}
+
 static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 {
 	long long now = (long long)time(NULL);
 	struct rr_fetch *fs = rr_xcalloc(n ? n : 1, sizeof(*fs));
 	size_t nf = 0;
+	size_t nready = 0;
+	struct pool *pool;
 
+	for (size_t i = 0; i < n; i++)
+		nready += gs[i].ready != NULL;
+	pool = pool_start(nready);
 	for (size_t i = 0; i < n; i++) {
 		struct get *g = &gs[i];
+		g->client = c;
+		g->pool = pool;
 		g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
 		g->total_size = -1;
 		rr_strbuf_init(&g->body);
@@ -396,6 +643,8 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 								 heuristic_fresh(c, &g->ce, now))))) {
 			c->cache_hits++;
 			take_entry(g);
+			g->settled = true;
+			ready_now(pool, g);
 			continue;
 		}
 		{
@@ -425,122 +674,26 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 			.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
 			.range = g->range,
 			.spill = g->spill,
+			.done = get_fetched,
+			.done_ud = g,
 		};
 		nf++;
 	}
 	if (nf)
 		rr_fetch_run(c->fetcher, fs, nf);
-	now = (long long)time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		struct get *g = &gs[i];
-		struct rr_fetch *f;
-		long long max_age;
-		bool no_store, no_cache, heuristic;
-
-		if (g->done)
-			continue;
-		f = &fs[g->fetch_i];
-		g->done = true;
-		if (f->rc != RR_OK) {
-			struct fail_slot **fsl = (struct fail_slot **)map_find(&c->failed, g->url,
-									       true);
-			if (!*fsl) {
-				*fsl = rr_xcalloc(1, sizeof(**fsl));
-				(*fsl)->rc = f->rc;
-				(*fsl)->msg = rr_xstrdup(f->err.msg ? f->err.msg : "request failed");
-			}
-			g->rc = f->rc;
-			g->err = f->err;
-			f->err = (rr_error)RR_ERROR_INIT;
-			continue;
-		}
-		rr_cache_control_parse(f->cache_control, &max_age, &no_store, &no_cache);
-		/* no headers: fresh for the reader's window (RR_INDEX_HEURISTIC_TTL) */
-		heuristic = !f->cache_control;
-		if (g->expect_sha256 || g->immutable) {
-			/* the file's URL carries a hash (PEP 503/658/691): immutable */
-			max_age = IMMUTABLE_MAX_AGE;
-			no_cache = false;
-			heuristic = false;
-		}
-		if (f->status == 304 && g->have_ce) {
-			/* revalidated: the stored body stands, with fresh freshness */
-			c->revalidated++;
-			g->ce.stored = now;
-			g->ce.max_age = max_age;
-			g->ce.no_cache = no_cache;
-			g->ce.heuristic = heuristic;
-			if (f->etag) {
-				free(g->ce.etag);
-				g->ce.etag = rr_xstrdup(f->etag);
-			}
-			if (c->cache_dir && !no_store)
-				rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->ce, NULL);
-			take_entry(g);
-			continue;
-		}
-		g->status = f->status;
-		g->total_size = f->total_size;
-		if (f->fd >= 0) {
-			g->fd = f->fd;
-			g->have_fd = true;
-			f->fd = -1;
-		}
-		g->content_type = RR_STEAL(f->content_type);
-		g->final_url = f->effective_url ? RR_STEAL(f->effective_url) : rr_xstrdup(g->url);
-		g->body = f->body;
-		rr_strbuf_init(&f->body);
-		g->rc = RR_OK;
-		if (g->expect_sha256 && f->status == 200 &&
-		    !sha_matches(g->expect_sha256, g->body.buf, g->body.len)) {
-			/* checked before it is stored: a bad body never outlives this run */
-			char got[65];
-			RR_AUTOFREE char *u = rr_url_redact(g->url);
-			rr_sha256_hex(g->body.buf, g->body.len, got);
-			g->rc = rr_fail(&g->err, RR_E_DATA,
-					"%s: sha256 mismatch: expected %s, got %s%s", u,
-					g->expect_sha256, got,
-					c->cache_dir && !c->refresh
-						? " (the expected hash comes from the project page, "
-						  "which may be a stale cached copy: --refresh fetches "
-						  "it again)"
-						: "");
-			continue;
-		}
-		if (c->cache_dir && g->cacheable && !no_store && (f->status == 200 || f->status == 404)) {
-			RR_AUTOFREE char *plain = NULL;
-			struct rr_cache_entry ne = {
-				.status = f->status,
-				.etag = f->etag,
-				.last_modified = f->last_modified,
-				.content_type = g->content_type,
-				.final_url = g->final_url,
-				.stored = now,
-				.max_age = max_age,
-				.no_cache = no_cache,
-				.heuristic = heuristic,
-				.body = g->body,
-			};
-			/* a link on a page may carry user:password: the entry never shows it */
-			if (!rr_url_split_userinfo(g->url, &plain, NULL))
-				plain = rr_url_redact(g->url);
-			ne.url = plain;
-			if (g->defer_store && f->status == 200) {
-				g->pending = ne;
-				g->pending.etag = f->etag ? rr_xstrdup(f->etag) : NULL;
-				g->pending.last_modified =
-					f->last_modified ? rr_xstrdup(f->last_modified) : NULL;
-				g->pending.content_type = NULL;
-				g->pending.final_url = rr_xstrdup(g->final_url);
-				g->pending.url = RR_STEAL(plain);
-				rr_strbuf_init(&g->pending.body);
-				g->store_pending = true;
-				continue;
-			}
-			/* a cache we cannot write is a slower run, not a failed one */
-			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &ne, NULL);
+		if (!g->done) {
+			get_fetched(g, &fs[g->fetch_i]);
+		} else if (!g->settled) {
+			/* failed before any transfer */
+			g->settled = true;
+			ready_now(pool, g);
 		}
 	}
+	pool_finish(pool);
+	for (size_t i = 0; i < n; i++)
+		gs[i].pool = NULL;
 	for (size_t i = 0; i < nf; i++)
 		rr_fetch_release(&fs[i]);
 	free(fs);
@@ -595,6 +748,42 @@ static rr_err page_project(struct rr_index_client *c, struct get *g, const struc
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->pending);
 	g->store_pending = false;
+	return rc;
+}
+
+/* the answer to a page request is in: parse it now, while the rest still download */
+static void page_ready_as(struct rr_index_client *c, struct get *g, bool jsonapi)
+{
+	if (g->rc != RR_OK || g->status != 200)
+		return;
+	g->prc = page_project(c, g, g->ready_ctx, jsonapi, &g->proj, &g->perr);
+	g->parsed = true;
+}
+
+static void page_ready(struct rr_index_client *c, struct get *g)
+{
+	page_ready_as(c, g, false);
+}
+
+static void api_ready(struct rr_index_client *c, struct get *g)
+{
+	page_ready_as(c, g, true);
+}
+
+/* the project a page request yielded (parsed when it arrived) */
+static rr_err take_project(struct get *g, struct rr_index_project *p, rr_error *err)
+{
+	rr_err rc = g->prc;
+
+	if (!g->parsed)
+		return rr_fail(err, RR_E_INTERNAL, "page not parsed");
+	*p = g->proj;
+	memset(&g->proj, 0, sizeof(g->proj));
+	if (rc && err) {
+		rr_error_release(err);
+		*err = g->perr;
+		g->perr = (rr_error)RR_ERROR_INIT;
+	}
 	return rc;
 }
 
@@ -837,6 +1026,8 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 			gs[i].max_body = c->max_page;
 			gs[i].cacheable = true;
 			gs[i].defer_store = true;
+			gs[i].ready = page_ready;
+			gs[i].ready_ctx = (void *)s;
 		}
 		get_batch(c, gs, np);
 		/* the Simple API has no page (or keeps failing): PyPI-like hosts may still
@@ -855,6 +1046,8 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				api[napi].max_body = c->max_page;
 				api[napi].cacheable = true;
 				api[napi].defer_store = true;
+				api[napi].ready = api_ready;
+				api[napi].ready_ctx = (void *)s;
 				api[napi].fetch_i = i; /* reused as a back-reference */
 				napi++;
 			}
@@ -878,7 +1071,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 					alt = &api[j];
 			if (alt && alt->rc == RR_OK && alt->status == 200) {
 				if (rc == RR_OK &&
-				    (rc = page_project(c, alt, s, true, &p, err)) == RR_OK)
+				    (rc = take_project(alt, &p, err)) == RR_OK)
 					store_project(c, pending[i], s, &p);
 				rr_index_project_release(&p);
 				free(pending[i]);
@@ -910,7 +1103,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 					     g->status == 401 || g->status == 403
 						     ? " (credentials missing or rejected)"
 						     : "");
-			} else if ((rc = page_project(c, g, s, false, &p, err)) == RR_OK) {
+			} else if ((rc = take_project(g, &p, err)) == RR_OK) {
 				store_project(c, pending[i], s, &p);
 			}
 			rr_index_project_release(&p);

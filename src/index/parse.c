@@ -389,6 +389,7 @@ static rr_err apply_files(struct jpage *jp, const char *page_url, const char *in
 		meta_from_view(md, &f->has_metadata, &f->metadata_sha256);
 		if (o->size.k == JK_INT && o->size.i >= 0)
 			f->size = o->size.i;
+		jfile_clear(o); /* used: its strings need not outlive it (a 7 MB page's peak) */
 	}
 	rr_index_project_release(out);
 	*out = p;
@@ -1570,4 +1571,7 @@ void rr_index_project_drop_foreign(struct rr_index_project *p)
 		p->files[w++] = p->files[i];
 	}
 	p->nfiles = w;
+	/* the array is kept as long as the project: give back what the others took */
+	if (p->nforeign)
+		p->files = rr_xrealloc(p->files, (w ? w : 1) * sizeof(*p->files));
 }
