@@ -250,7 +250,7 @@ rr_err rr_dist_wheel_metadata_fd(int fd, const char *filename, struct rr_strbuf 
 		rc = rr_fail(err, RR_E_ARCHIVE, "METADATA runs past the end of the file");
 		goto fail;
 	}
-	return rr_dist_zip_member(&m, buf + data_off, filename, out, err);
+	return rr_dist_zip_member(&m, buf + data_off, filename, "METADATA", out, err);
 fail:
 	rr_error_prefix(err, "%s: ", filename);
 	return rc;
@@ -262,7 +262,7 @@ fail:
  * which libarchive's "raw" format reads; its gzip filter checks the CRC.
  */
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
-			  struct rr_strbuf *out, rr_error *err)
+			  const char *what, struct rr_strbuf *out, rr_error *err)
 {
 	static const unsigned char gz_head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
 	RR_AUTO_STRBUF struct rr_strbuf gz = RR_STRBUF_INIT;
@@ -273,7 +273,7 @@ rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const
 	rr_err rc = RR_OK;
 
 	if (m->csize > MAX_MEMBER || m->usize > MAX_MEMBER)
-		return rr_fail(err, RR_E_LIMIT, "%s: METADATA is larger than %u bytes", filename,
+		return rr_fail(err, RR_E_LIMIT, "%s: %s is larger than %u bytes", filename, what,
 			       MAX_MEMBER);
 	if (m->method == 0) {
 		rr_strbuf_reset(out);
@@ -294,7 +294,7 @@ rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const
 	rr_archive.read_support_format_raw(a);
 	if (rr_archive.read_open_memory(a, gz.buf, gz.len) != ARCHIVE_OK ||
 	    rr_archive.read_next_header(a, &ent) != ARCHIVE_OK) {
-		rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot inflate METADATA: %s", filename,
+		rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot inflate %s: %s", filename, what,
 			     rr_archive.error_string(a));
 		goto out;
 	}
@@ -304,20 +304,20 @@ rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const
 		if (n == 0)
 			break;
 		if (n < 0) {
-			rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot inflate METADATA: %s", filename,
+			rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot inflate %s: %s", filename, what,
 				     rr_archive.error_string(a));
 			goto out;
 		}
 		if (got.len + (size_t)n > m->usize) {
-			rc = rr_fail(err, RR_E_ARCHIVE, "%s: METADATA inflates past its size",
-				     filename);
+			rc = rr_fail(err, RR_E_ARCHIVE, "%s: %s inflates past its size",
+				     filename, what);
 			goto out;
 		}
 		rr_strbuf_add(&got, buf, (size_t)n);
 	}
 	if (got.len != m->usize) {
-		rc = rr_fail(err, RR_E_ARCHIVE, "%s: METADATA inflates to %zu bytes, not %llu",
-			     filename, got.len, m->usize);
+		rc = rr_fail(err, RR_E_ARCHIVE, "%s: %s inflates to %zu bytes, not %llu",
+			     filename, what, got.len, m->usize);
 		goto out;
 	}
 	rr_strbuf_reset(out);

@@ -145,6 +145,9 @@ rr_err rr_zip_find_cd(const unsigned char *tail, size_t len, unsigned long long 
  * an encrypted member or a method other than stored/deflate */
 rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,
 			    struct rr_zip_member *m, rr_error *err);
+/* the same for a .zip sdist's "<top>/PKG-INFO" (nothing deeper) */
+rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_member *m,
+			   rr_error *err);
 /* p: len bytes from the member's local header on. RR_OK with *need == 0 and
  * *data_off set when the whole member is there, else *need = bytes wanted from
  * the header on (an estimate while the header itself is incomplete) */
@@ -196,7 +199,7 @@ rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *
 				rr_error *err);
 /* a zip member's bytes (stored or raw deflate) to its content, checking size and CRC */
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
-			  struct rr_strbuf *out, rr_error *err);
+			  const char *what, struct rr_strbuf *out, rr_error *err);
 /* PEP 643: true when PKG-INFO can be trusted (Metadata-Version >= 2.2 and
  * Requires-Dist, Requires-Python, Provides-Extra not Dynamic); *why says why not */
 bool rr_dist_pkginfo_static(const char *text, size_t len, const char **why);

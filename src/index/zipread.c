@@ -93,8 +93,20 @@ static int metadata_rank(const unsigned char *name, size_t n, const char *want_p
 	return 1;
 }
 
-rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,
-			    struct rr_zip_member *m, rr_error *err)
+/* "<top>/PKG-INFO", nothing deeper: an sdist's own core metadata */
+static int pkginfo_rank(const unsigned char *name, size_t n, const char *want_prefix)
+{
+	const unsigned char *slash = memchr(name, '/', n);
+
+	(void)want_prefix;
+	return slash && slash > name && (size_t)(name + n - slash - 1) == 8 &&
+	       memcmp(slash + 1, "PKG-INFO", 8) == 0;
+}
+
+static rr_err find_member(const unsigned char *cd, size_t len,
+			  int (*rank_of)(const unsigned char *, size_t, const char *),
+			  const char *want_prefix, const char *what, struct rr_zip_member *m,
+			  rr_error *err)
 {
 	size_t pos = 0;
 	int best = 0;
@@ -108,7 +120,7 @@ rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *wan
 
 		if (pos + 46 + nlen + xlen + clen > len)
 			break;
-		rank = metadata_rank(p + 46, nlen, want_prefix);
+		rank = rank_of(p + 46, nlen, want_prefix);
 		if (rank > best) {
 			struct rr_zip_member t = {
 				.flags = (unsigned)le(p + 8, 2),
@@ -148,15 +160,27 @@ rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *wan
 		pos += 46 + nlen + xlen + clen;
 	}
 	if (!best)
-		return rr_fail(err, RR_E_ARCHIVE, "no *.dist-info/METADATA in the central directory");
+		return rr_fail(err, RR_E_ARCHIVE, "no %s in the central directory", what);
 	if (m->flags & 1)
-		return rr_fail(err, RR_E_UNSUPPORTED, "METADATA is encrypted");
+		return rr_fail(err, RR_E_UNSUPPORTED, "%s is encrypted", what);
 	if (m->method != 0 && m->method != 8)
-		return rr_fail(err, RR_E_UNSUPPORTED, "METADATA uses compression method %u",
+		return rr_fail(err, RR_E_UNSUPPORTED, "%s uses compression method %u", what,
 			       m->method);
 	if (m->method == 0 && m->csize != m->usize)
-		return rr_fail(err, RR_E_ARCHIVE, "stored METADATA with two sizes");
+		return rr_fail(err, RR_E_ARCHIVE, "stored %s with two sizes", what);
 	return RR_OK;
+}
+
+rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,
+			    struct rr_zip_member *m, rr_error *err)
+{
+	return find_member(cd, len, metadata_rank, want_prefix, "*.dist-info/METADATA", m, err);
+}
+
+rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_member *m,
+			   rr_error *err)
+{
+	return find_member(cd, len, pkginfo_rank, NULL, "<top>/PKG-INFO", m, err);
 }
 
 rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip_member *m,

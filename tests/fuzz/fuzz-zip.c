@@ -21,9 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	if (cd.offset > size || cd.size > size - cd.offset)
 		__builtin_trap(); /* promised: inside the file */
+	/* a wheel's METADATA, else a .zip sdist's PKG-INFO */
 	if (rr_zip_find_metadata(data + cd.offset, (size_t)cd.size, "a-1.dist-info/", &m, &err) !=
-	    RR_OK)
-		goto done;
+	    RR_OK) {
+		rr_error_release(&err);
+		if (rr_zip_find_pkginfo(data + cd.offset, (size_t)cd.size, &m, &err) != RR_OK)
+			goto done;
+	}
 	if (m.local_off >= size)
 		goto done;
 	if (rr_zip_local_data(data + m.local_off, size - (size_t)m.local_off, &m, &off, &need,
@@ -31,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	if (off + m.csize > size - m.local_off)
 		__builtin_trap();
-	if (rr_dist_zip_member(&m, data + m.local_off + off, "f.whl", &out, &err) == RR_OK &&
+	if (rr_dist_zip_member(&m, data + m.local_off + off, "f.whl", "METADATA", &out, &err) ==
+		    RR_OK &&
 	    out.len != m.usize)
 		__builtin_trap();
 done:

@@ -75,6 +75,7 @@ class Release:
         self.pyr = None
         self.wheels = []
         self.sdist = None
+        self.sdist_zip = False
         self.reqs = []
         self.extras = []
         self.yanked = None
@@ -117,7 +118,9 @@ def parse_world(path):
             elif tag == "Whl":
                 rel.wheels = [] if val == "-" else val.split()
             elif tag == "Src":
-                rel.sdist = val
+                kind, *fmt = val.split()
+                rel.sdist = kind
+                rel.sdist_zip = "zip" in fmt
             elif tag == "Req":
                 rel.reqs.append(val)
             elif tag == "Ext":
@@ -205,6 +208,19 @@ def build_sdist(rel):
         f"{top}/setup.py": f"from setuptools import setup\nsetup(install_requires={rel.reqs!r})\n".encode(),
         f"{top}/pyproject.toml": b'[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
     }
+    if rel.sdist_zip:
+        # a .zip sdist as setuptools writes one: PKG-INFO first, then the sources (here
+        # 256 KiB that do not compress), so PKG-INFO lies outside the file's last 64 KiB
+        blob = b"".join(hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(8192))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr(zinfo(f"{top}/PKG-INFO"), pkginfo)
+            zi = zinfo(f"{top}/data.bin")
+            zi.compress_type = zipfile.ZIP_STORED
+            z.writestr(zi, blob)
+            for n, data in list(members.items())[1:]:
+                z.writestr(zinfo(n), data)
+        return f"{top}.zip", buf.getvalue(), pkginfo
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as t:
         for n, data in members.items():
@@ -692,7 +708,7 @@ def make_handler(state):
             ent = idx.files.get(fn)
             if not ent:
                 return self.send(404, b"not found\n")
-            ctype = "application/zip" if fn.endswith(".whl") else "application/x-tar"
+            ctype = "application/zip" if fn.endswith((".whl", ".zip")) else "application/x-tar"
             return self.send(200, corrupt(ent[0], faults), ctype, cc, faults, ranges=True)
 
     return H

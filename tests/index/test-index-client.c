@@ -679,6 +679,7 @@ static void test_sdist_scan_bound(void **state)
 {
 	struct rr_index_client *c = client(NULL, 1, "/_fault/zeros/64/simple");
 	const struct rr_index_project *p;
+	struct rr_index_stats st;
 	rr_error err = RR_ERROR_INIT;
 	const char *txt;
 	size_t len;
@@ -688,6 +689,11 @@ static void test_sdist_scan_bound(void **state)
 	assert_int_equal(p->nfiles, 1);
 	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
 	assert_non_null(strstr(txt, "Requires-Dist: idna\n"));
+	/* PKG-INFO comes first: read out of the file's first 60 KiB, not the whole file */
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 1);
+	assert_int_equal(st.whole_files, 0);
+	assert_true(st.bytes < 64 * 1024); /* the page and the head */
 	rr_index_client_free(c);
 
 	/* 300 MiB of zeros before PKG-INFO: past the scan bound, so unknown */
@@ -698,6 +704,46 @@ static void test_sdist_scan_bound(void **state)
 	assert_non_null(strstr(err.msg, "256 MiB"));
 	assert_non_null(strstr(err.msg, "without a build"));
 	rr_error_release(&err);
+	/* not in the head: the whole file was read after it */
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 1);
+	assert_int_equal(st.whole_files, 1);
+	rr_index_client_free(c);
+}
+
+/* a .zip sdist is read like a wheel: its directory, then only <top>/PKG-INFO */
+static void test_zip_sdist_ranges(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	assert_int_equal(rr_index_get_project(c, "rr-zip-sdist", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_false(p->files[0].is_wheel);
+	assert_non_null(strstr(p->files[0].filename, ".zip"));
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-zip-sdist\n"));
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	/* the tail (directory inside), then the member at the file's start */
+	assert_int_equal(st.range_requests, 2);
+	assert_int_equal(st.whole_files, 0);
+	assert_true(st.bytes < (unsigned long long)p->files[0].size / 2);
+	rr_index_client_free(c);
+
+	/* a server that ignores Range: the whole .zip, PKG-INFO read from it */
+	c = client(NULL, 1, "/_fault/noranges/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-zip-sdist", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 0);
+	assert_int_equal(st.whole_files, 1);
 	rr_index_client_free(c);
 }
 
@@ -1052,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_layer),
 		cmocka_unit_test(test_range_metadata),
 		cmocka_unit_test(test_sdist_scan_bound),
+		cmocka_unit_test(test_zip_sdist_ranges),
 		cmocka_unit_test(test_page_cap),
 		cmocka_unit_test(test_failure_cache),
 		cmocka_unit_test(test_deadline),
