@@ -194,6 +194,16 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 			s->io_errno = errno;
 			return 0;
 		}
+		if (s->spill_state == 1) {
+			/* the announced length, once: a page of 7 MB grown by doubling held
+			 * 8 MB and copied itself a dozen times on the way (a compressed
+			 * answer's length is a lower bound: the buffer grows past it) */
+			curl_off_t cl = -1;
+			if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) ==
+				    CURLE_OK &&
+			    cl > 0 && (unsigned long long)cl <= s->max_body)
+				rr_strbuf_grow(&r->body, (size_t)cl);
+		}
 	}
 	if (s->spill_state == 2) {
 		size_t off = 0;
