@@ -155,6 +155,7 @@ struct rr_index_stats {
 	size_t range_requests;    /* partial (206) answers: wheel METADATA without PEP 658 */
 	size_t whole_files;       /* whole dists downloaded (sdists; servers refusing ranges) */
 	size_t failures_reused;   /* requests not repeated: that URL already failed this run */
+	size_t pages_spilled;     /* large pages downloaded to a temporary file, parsed mapped */
 };
 void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret);
 

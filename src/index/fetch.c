@@ -187,23 +187,24 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 	}
 	if (s->spill_state == 0) {
 		long status = 0;
+		curl_off_t cl = -1;
 		rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
-		s->spill_state = r->spill && status == 200 ? 2 : 1;
+		if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK)
+			cl = -1;
+		s->spill_state = status == 200 && (r->spill || (r->spill_over && cl > 0 &&
+								 (unsigned long long)cl > r->spill_over))
+					 ? 2
+					 : 1;
 		if (s->spill_state == 2 && r->fd < 0 && (r->fd = temp_fd()) < 0) {
 			s->io_error = true;
 			s->io_errno = errno;
 			return 0;
 		}
-		if (s->spill_state == 1) {
-			/* the announced length, once: a page of 7 MB grown by doubling held
-			 * 8 MB and copied itself a dozen times on the way (a compressed
-			 * answer's length is a lower bound: the buffer grows past it) */
-			curl_off_t cl = -1;
-			if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) ==
-				    CURLE_OK &&
-			    cl > 0 && (unsigned long long)cl <= s->max_body)
-				rr_strbuf_grow(&r->body, (size_t)cl);
-		}
+		/* the announced length, once: a body grown by doubling held up to twice
+		 * its size and copied itself a dozen times on the way (a compressed
+		 * answer's length is a lower bound: the buffer grows past it) */
+		if (s->spill_state == 1 && cl > 0 && (unsigned long long)cl <= s->max_body)
+			rr_strbuf_grow(&r->body, (size_t)cl);
 	}
 	if (s->spill_state == 2) {
 		size_t off = 0;

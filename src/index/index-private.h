@@ -55,6 +55,7 @@ struct rr_fetch {
 	size_t max_body;      /* 0: 64 MiB */
 	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
 	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
+	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none) */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
 	rr_error err;
@@ -177,6 +178,11 @@ void rr_index_project_digest(const struct rr_index_project *p, struct rr_strbuf 
 bool rr_index_is_digest(const char *data, size_t len);
 rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
 			     const char *index_url, struct rr_index_project *out, rr_error *err);
+/* the same, taking data (malloc'd, len bytes) as the project's arena: no copy; it
+ * is freed on failure too */
+rr_err rr_index_parse_digest_take(char *data, size_t len, const char *page_url,
+				  const char *index_url, struct rr_index_project *out,
+				  rr_error *err);
 /* leave out the wheels no Linux CPython can install (counted in nforeign) */
 void rr_index_project_drop_foreign(struct rr_index_project *p);
 /* move every file's strings into one block (fewer allocations, less memory) */

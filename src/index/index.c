@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,12 @@
 #define IMMUTABLE_MAX_AGE (10LL * 365 * 86400)
 #define METADATA_MAX (16u << 20)
 #define DIST_MAX (2ull << 30)
+/*
+ * a page announced over this goes to an unlinked temporary file as it arrives and
+ * is parsed from a read-only mapping: a ring's large pages (PyPI's pydantic-core,
+ * aiohttp, regex: 4-7 MB of JSON each) downloading together held ~30 MB of heap
+ */
+#define PAGE_SPILL_OVER (512u << 10)
 
 /* ---- a small string-keyed hash map ---- */
 
@@ -121,6 +128,7 @@ struct rr_index_client {
 	size_t max_page;
 	long long heuristic_ttl;
 	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
+	size_t pages_spilled;
 };
 
 struct fail_slot {
@@ -276,6 +284,7 @@ void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stat
 		.range_requests = c->range_requests,
 		.whole_files = c->whole_files,
 		.failures_reused = c->failures_reused,
+		.pages_spilled = c->pages_spilled,
 	};
 }
 
@@ -309,6 +318,7 @@ struct get {
 	bool immutable;            /* its file's URL carries a hash: never changes */
 	char *range;     /* owned; CURLOPT_RANGE */
 	bool spill;      /* a whole body goes to a temp file (fd) */
+	size_t spill_over; /* so does one announced larger than this */
 	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
 	/* out */
 	rr_err rc;
@@ -438,6 +448,7 @@ static void settle(struct rr_index_client *c, struct get *g, struct rr_fetch *f)
 		g->fd = f->fd;
 		g->have_fd = true;
 		f->fd = -1;
+		c->pages_spilled += !g->spill && g->spill_over;
 	}
 	g->content_type = RR_STEAL(f->content_type);
 	g->final_url = f->effective_url ? RR_STEAL(f->effective_url) : rr_xstrdup(g->url);
@@ -674,6 +685,7 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 			.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
 			.range = g->range,
 			.spill = g->spill,
+			.spill_over = g->spill_over,
 			.done = get_fetched,
 			.done_ud = g,
 		};
@@ -701,23 +713,44 @@ static void get_batch(struct rr_index_client *c, struct get *gs, size_t n)
 
 /* ---- project pages ---- */
 
-static rr_err parse_page(struct get *g, const struct index_src *s, bool jsonapi,
-			 struct rr_index_project *p, rr_error *err)
+static rr_err parse_body(struct get *g, const char *data, size_t len, const struct index_src *s,
+			 bool jsonapi, struct rr_index_project *p, rr_error *err)
 {
 	const char *ct = g->content_type ? g->content_type : "";
 	RR_AUTOFREE char *u = rr_url_redact(g->url);
 
 	if (jsonapi)
-		return rr_index_parse_jsonapi(g->body.buf, g->body.len, g->final_url, s->redacted,
-					      p, err);
+		return rr_index_parse_jsonapi(data, len, g->final_url, s->redacted, p, err);
 	if (strncasecmp(ct, "application/vnd.pypi.simple.v1+json", 35) == 0)
-		return rr_index_parse_json(g->body.buf, g->body.len, g->final_url, s->redacted, p,
-					   err);
+		return rr_index_parse_json(data, len, g->final_url, s->redacted, p, err);
 	if (strncasecmp(ct, "application/vnd.pypi.simple.v1+html", 35) == 0 ||
 	    strncasecmp(ct, "text/html", 9) == 0)
-		return rr_index_parse_html(g->body.buf, g->body.len, g->final_url, s->redacted, p,
-					   err);
+		return rr_index_parse_html(data, len, g->final_url, s->redacted, p, err);
 	return rr_fail(err, RR_E_HTTP, "%s: unexpected content type '%s'", u, ct);
+}
+
+/* the page as it came: in memory, or (a large one) spilled to a file and mapped */
+static rr_err parse_page(struct get *g, const struct index_src *s, bool jsonapi,
+			 struct rr_index_project *p, rr_error *err)
+{
+	struct stat st;
+	void *map;
+	rr_err rc;
+
+	if (!g->have_fd)
+		return parse_body(g, g->body.buf, g->body.len, s, jsonapi, p, err);
+	if (fstat(g->fd, &st) != 0 || st.st_size <= 0 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, g->fd, 0)) ==
+		    MAP_FAILED) {
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		return rr_fail(err, RR_E_IO, "%s: cannot read the downloaded page back: %s", u,
+			       strerror(errno));
+	}
+	rc = parse_body(g, map, (size_t)st.st_size, s, jsonapi, p, err);
+	munmap(map, (size_t)st.st_size);
+	close(g->fd);
+	g->have_fd = false;
+	return rc;
 }
 
 /*
@@ -732,18 +765,32 @@ static rr_err page_project(struct rr_index_client *c, struct get *g, const struc
 	rr_err rc;
 
 	if (g->content_type && strcmp(g->content_type, RR_INDEX_DIGEST_TYPE) == 0) {
-		rc = rr_index_parse_digest(g->body.buf, g->body.len, g->final_url, s->redacted,
-					   p, err);
+		size_t len = 0;
+		char *data = rr_strbuf_detach(&g->body, &len);
+		rc = rr_index_parse_digest_take(data, len, g->final_url, s->redacted, p, err);
 	} else {
 		rc = parse_page(g, s, jsonapi, p, err);
+		rr_strbuf_release(&g->body);
 		if (rc == RR_OK)
 			rr_index_project_drop_foreign(p);
 		if (rc == RR_OK && g->store_pending && c->cache_dir) {
-			rr_strbuf_release(&g->body);
+			struct rr_index_project q = {0};
+			size_t len = 0;
+			char *data;
 			rr_index_project_digest(p, &g->pending.body);
 			g->pending.content_type = rr_xstrdup(RR_INDEX_DIGEST_TYPE);
 			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->pending, NULL);
+			/* the digest holds every string of the page once, packed: it becomes
+			 * the project (as on a warm run), and the loose strings go */
+			data = rr_strbuf_detach(&g->pending.body, &len);
+			if (rr_index_parse_digest_take(data, len, g->final_url, s->redacted, &q,
+						       NULL) == RR_OK) {
+				rr_index_project_release(p);
+				*p = q;
+			}
 		}
+		if (rc == RR_OK)
+			rr_index_project_pack(p); /* here, not on the thread running transfers */
 	}
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->pending);
@@ -1024,6 +1071,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 			gs[i].klass = "simple";
 			gs[i].accept = RR_INDEX_ACCEPT;
 			gs[i].max_body = c->max_page;
+			gs[i].spill_over = PAGE_SPILL_OVER;
 			gs[i].cacheable = true;
 			gs[i].defer_store = true;
 			gs[i].ready = page_ready;
@@ -1044,6 +1092,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				api[napi].klass = "jsonapi";
 				api[napi].accept = "application/json";
 				api[napi].max_body = c->max_page;
+				api[napi].spill_over = PAGE_SPILL_OVER;
 				api[napi].cacheable = true;
 				api[napi].defer_store = true;
 				api[napi].ready = api_ready;

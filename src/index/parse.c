@@ -1423,14 +1423,24 @@ bool rr_index_is_digest(const char *data, size_t len)
 rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
 			     const char *index_url, struct rr_index_project *out, rr_error *err)
 {
+	char *copy = rr_xmalloc(len ? len : 1);
+
+	memcpy(copy, data, len);
+	return rr_index_parse_digest_take(copy, len, page_url, index_url, out, err);
+}
+
+rr_err rr_index_parse_digest_take(char *data, size_t len, const char *page_url,
+				  const char *index_url, struct rr_index_project *out,
+				  rr_error *err)
+{
 	struct rr_index_project p = {0};
 	const unsigned char *q, *end;
 	uint32_t n, nforeign;
 
+	/* the block becomes the project's arena: its strings stay where they are */
+	p.arena = data;
 	if (!rr_index_is_digest(data, len))
-		return rr_fail(err, RR_E_DATA, "%s: not a page digest", page_url);
-	p.arena = rr_xmalloc(len ? len : 1);
-	memcpy(p.arena, data, len);
+		goto bad;
 	q = (const unsigned char *)p.arena + sizeof(digest_magic) - 1;
 	end = (const unsigned char *)p.arena + len;
 	if (!get_u32(&q, end, &n) || !get_u32(&q, end, &nforeign) ||

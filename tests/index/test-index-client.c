@@ -753,7 +753,9 @@ static void test_page_cap(void **state)
 	struct rr_index_opts o = {.no_cache = true, .max_page_bytes = 100000};
 	struct rr_index_client *c = client_opts(&o, "/_fault/many/2000/simple");
 	const struct rr_index_project *p;
+	struct rr_index_stats st;
 	rr_error err = RR_ERROR_INIT;
+	char dir[512];
 	(void)state;
 
 	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_E_LIMIT);
@@ -764,7 +766,25 @@ static void test_page_cap(void **state)
 	c = client_opts(&o, "/_fault/many/2000/simple");
 	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
 	assert_int_equal(p->nfiles, 2001);
+	/* ~760 KB: written to a temporary file as it came and parsed from a mapping */
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.pages_spilled, 1);
 	rr_index_client_free(c);
+	/* with a cache: what the parse of the mapped page found is stored, and loads */
+	snprintf(dir, sizeof(dir), "%s/spill", cachedir);
+	for (int run = 0; run < 2; run++) {
+		struct rr_index_opts oc = {.cache_dir = dir};
+		c = client_opts(&oc, "/_fault/many/2000/simple");
+		assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+		assert_int_equal(p->nfiles, 2001);
+		assert_string_equal(p->files[2000].filename, p->files[2000].url +
+								   strlen(p->files[2000].url) -
+								   strlen(p->files[2000].filename));
+		rr_index_client_stats(c, &st);
+		assert_int_equal(st.pages_spilled, run == 0 ? 1 : 0);
+		assert_int_equal(st.requests, run == 0 ? 1 : 0);
+		rr_index_client_free(c);
+	}
 }
 
 /* a failing URL is asked once per run, retries included, not once per caller */
