@@ -516,7 +516,9 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 	char *key = p->key;
 	char *extra = p->extra;
 	const struct rr_candidate *c = p->cands[cand];
-	rr_err rc;
+	struct rr_requirement *reqs;
+	rr_err *prc;
+	rr_err rc = RR_OK;
 
 	(void)pg;
 	if (extra) {
@@ -541,58 +543,64 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 			return rc;
 		}
 	}
+	/* each line parsed once: for the prefetch hint, then for the dependencies */
+	reqs = rr_xcalloc(n ? n : 1, sizeof(*reqs));
+	prc = rr_xcalloc(n ? n : 1, sizeof(*prc));
+	for (size_t i = 0; i < n; i++) {
+		reqs[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+		prc[i] = rr_requirement_parse(list[i], &reqs[i], NULL);
+	}
 	if (r->prov->prefetch && n) {
 		const char **keys = rr_xmalloc(n * sizeof(*keys));
-		char **owned = rr_xmalloc(n * sizeof(*owned));
 		size_t nk = 0;
 		for (size_t i = 0; i < n; i++) {
 			/* only lines that will count (marker true here, the extra's own lines
 			 * for "name[extra]"): hinting the rest fetched pages nobody uses */
-			struct rr_requirement req = RR_REQUIREMENT_INIT;
+			const struct rr_requirement *req = &reqs[i];
 			bool holds = false;
-			if (rr_requirement_parse(list[i], &req, NULL) == RR_OK &&
-			    (!extra || (req.marker && rr_marker_uses_extra(req.marker))) &&
-			    marker_holds(r, &req, extra, &holds, NULL) == RR_OK && holds && !req.url) {
-				owned[nk] = RR_STEAL(req.key);
-				keys[nk] = owned[nk];
-				nk++;
-			}
-			rr_requirement_release(&req);
+			if (prc[i] == RR_OK &&
+			    (!extra || (req->marker && rr_marker_uses_extra(req->marker))) &&
+			    marker_holds(r, req, extra, &holds, NULL) == RR_OK && holds && !req->url)
+				keys[nk++] = req->key;
 		}
 		r->prov->prefetch(r->prov->ctx, keys, nk);
-		for (size_t i = 0; i < nk; i++)
-			free(owned[i]);
-		free(owned);
 		free(keys);
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct rr_requirement req = RR_REQUIREMENT_INIT;
+	for (size_t i = 0; i < n && rc == RR_OK; i++) {
+		struct rr_requirement *req = &reqs[i];
 		rr_error e2 = RR_ERROR_INIT;
 		bool holds = false;
-		rc = rr_requirement_parse(list[i], &req, &e2);
-		if (!rc) {
+		if (prc[i] != RR_OK) {
+			/* parsed again for its message */
+			struct rr_requirement again = RR_REQUIREMENT_INIT;
+			rc = rr_requirement_parse(list[i], &again, &e2);
+			rr_requirement_release(&again);
+			if (rc == RR_OK)
+				rc = prc[i];
+		} else {
 			if (extra)
-				holds = req.marker && rr_marker_uses_extra(req.marker);
+				holds = req->marker && rr_marker_uses_extra(req->marker);
 			else
 				holds = true;
 			if (holds)
-				rc = marker_holds(r, &req, extra, &holds, &e2);
+				rc = marker_holds(r, req, extra, &holds, &e2);
 		}
 		if (rc) {
 			/* uv and pip give up on such a release, not on the whole run */
 			unusable(r, pkg, cand, "has invalid metadata: '%s': %s", list[i], &e2);
 			rr_error_release(&e2);
-			rr_requirement_release(&req);
-			return RR_OK;
+			rc = RR_OK;
+			break;
 		}
 		if (holds)
-			rc = add_requirement(r, pkg, cand, &req, -1, NULL, err);
-		rr_requirement_release(&req);
-		if (rc)
-			return rc;
+			rc = add_requirement(r, pkg, cand, req, -1, NULL, err);
 		p = &r->pkgs[pkg];
 	}
-	return RR_OK;
+	for (size_t i = 0; i < n; i++)
+		rr_requirement_release(&reqs[i]);
+	free(reqs);
+	free(prc);
+	return rc;
 }
 
 static bool rs_cancel(void *ctx)
