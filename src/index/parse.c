@@ -230,8 +230,8 @@ static rr_err json_load(const char *data, size_t len, const char *page_url, json
 
 /*
  * A PEP 691 page is read in two steps: the JSON is reduced to one "view" per
- * file (each field's JSON kind and value), then apply_files() turns views
- * into files with the PEP's rules. Two readers fill the views: a strict
+ * file (each field's JSON kind and value), then take_file() turns each view
+ * into a file with the PEP's rules (finish_files() checks the page's meta). Two readers fill the views: a strict
  * streaming scanner (the production path: Jansson builds a DOM and reads a
  * byte at a time, ~10x slower on a 1 MB torch page) and Jansson itself (the
  * reference, kept so tests and the fuzzer can check the scanner against it).
@@ -262,14 +262,26 @@ struct jfile {
 	struct jmeta core, ddim, dim; /* core-metadata, data-dist-info-metadata, dist-info-metadata */
 };
 
+/* views turned into files as they come: the first file that breaks a rule is kept
+ * as the error (reported once the page is known to be valid JSON with a valid meta) */
+struct jconv {
+	const char *page_url, *index_url;
+	struct rr_index_project p;
+	size_t cap;
+	size_t seen; /* views offered so far: the next one's index */
+	rr_err rc;
+	rr_error err;
+};
+
 struct jpage {
 	bool have_meta;
 	enum jk meta_k;
 	struct jval api_version; /* meta."api-version" */
 	struct jval name;
 	enum jk files_k;
-	struct jfile *files;
+	struct jfile *files; /* the Jansson reader's views (the scanner converts at once) */
 	size_t nfiles, cap;
+	struct jconv conv;
 };
 
 static void jval_clear(struct jval *v)
@@ -301,11 +313,19 @@ static void jpage_files_clear(struct jpage *p)
 	for (size_t i = 0; i < p->nfiles; i++)
 		jfile_clear(&p->files[i]);
 	p->nfiles = 0;
+	/* a later "files" replaces an earlier one, files, error and all */
+	rr_index_project_release(&p->conv.p);
+	rr_error_release(&p->conv.err);
+	p->conv.cap = 0;
+	p->conv.seen = 0;
+	p->conv.rc = RR_OK;
 }
 
 static void jpage_release(struct jpage *p)
 {
 	jpage_files_clear(p);
+	rr_index_project_release(&p->conv.p);
+	rr_error_release(&p->conv.err);
 	free(p->files);
 	jval_clear(&p->api_version);
 	jval_clear(&p->name);
@@ -322,81 +342,98 @@ static void meta_from_view(const struct jmeta *m, bool *has, char **sha)
 	}
 }
 
-static rr_err apply_files(struct jpage *jp, const char *page_url, const char *index_url,
-			  struct rr_index_project *out, rr_error *err)
+/* one view, the next in the array: into the project, or the page's first error */
+static void take_file(struct jconv *cv, struct jfile *o)
 {
-	struct rr_index_project p = {0};
-	size_t cap = 0;
-	rr_err rc = RR_OK;
+	struct rr_index_file *f;
+	const struct jmeta *md;
+	size_t i = cv->seen++;
+	char *abs;
+
+	if (cv->rc)
+		return;
+	if (o->k != JK_OBJ) {
+		cv->rc = json_fail(&cv->err, cv->page_url, "not an object", i);
+		return;
+	}
+	if (o->filename.k != JK_STR || o->url.k != JK_STR || !o->filename.n) {
+		cv->rc = json_fail(&cv->err, cv->page_url, "\"filename\" and \"url\" must be strings",
+				   i);
+		return;
+	}
+	abs = resolve(cv->page_url, o->url.s, NULL);
+	if (!abs) {
+		cv->rc = json_fail(&cv->err, cv->page_url, "bad \"url\"", i);
+		return;
+	}
+	f = add_file(&cv->p, &cv->cap, RR_STEAL(o->filename.s), abs, cv->index_url);
+	if (!f)
+		return;
+	if (o->hashes != JK_ABSENT && o->hashes != JK_OBJ) {
+		cv->rc = json_fail(&cv->err, cv->page_url, "\"hashes\" must be an object", i);
+		return;
+	}
+	if (o->hash_sha256.k == JK_STR && is_hex64(o->hash_sha256.s, o->hash_sha256.n))
+		f->sha256 = lower_hex(o->hash_sha256.s, 64);
+	if (o->rp.k == JK_STR && o->rp.n)
+		f->requires_python = RR_STEAL(o->rp.s);
+	if (o->yanked.k == JK_TRUE) {
+		f->yanked = true;
+	} else if (o->yanked.k == JK_STR) {
+		/* PEP 592: a string is a reason and means yanked, even when empty */
+		f->yanked = true;
+		if (o->yanked.n)
+			f->yanked_reason = RR_STEAL(o->yanked.s);
+	}
+	/* PEP 714: prefer core-metadata, fall back to the older spellings */
+	md = o->core.v.k != JK_ABSENT ? &o->core
+	     : o->ddim.v.k != JK_ABSENT ? &o->ddim
+					: &o->dim;
+	meta_from_view(md, &f->has_metadata, &f->metadata_sha256);
+	if (o->size.k == JK_INT && o->size.i >= 0)
+		f->size = o->size.i;
+}
+
+/* the page read: its meta checked, then its files (or their first error) handed out */
+static rr_err finish_files(struct jpage *jp, struct rr_index_project *out, rr_error *err)
+{
+	struct jconv *cv = &jp->conv;
+	rr_err rc;
 
 	if (jp->have_meta) {
 		if (jp->meta_k != JK_OBJ || jp->api_version.k != JK_STR) {
-			RR_AUTOFREE char *u = rr_url_redact(page_url);
+			RR_AUTOFREE char *u = rr_url_redact(cv->page_url);
 			return rr_fail(err, RR_E_PARSE, "%s: meta.api-version missing", u);
 		}
-		if ((rc = check_api_version(jp->api_version.s, page_url, err)))
+		if ((rc = check_api_version(jp->api_version.s, cv->page_url, err)))
 			return rc;
 	}
-	if (jp->name.k == JK_STR)
-		p.key = rr_name_normalize(jp->name.s);
 	if (jp->files_k != JK_ARR) {
-		RR_AUTOFREE char *u = rr_url_redact(page_url);
-		rr_index_project_release(&p);
+		RR_AUTOFREE char *u = rr_url_redact(cv->page_url);
 		return rr_fail(err, RR_E_PARSE, "%s: no \"files\" array", u);
 	}
-	for (size_t i = 0; i < jp->nfiles; i++) {
-		struct jfile *o = &jp->files[i];
-		struct rr_index_file *f;
-		const struct jmeta *md;
-		char *abs;
-
-		if (o->k != JK_OBJ) {
-			rc = json_fail(err, page_url, "not an object", i);
-			goto out;
+	if (cv->rc) {
+		if (err) {
+			rr_error_release(err);
+			*err = cv->err;
+			cv->err = (rr_error)RR_ERROR_INIT;
 		}
-		if (o->filename.k != JK_STR || o->url.k != JK_STR || !o->filename.n) {
-			rc = json_fail(err, page_url, "\"filename\" and \"url\" must be strings", i);
-			goto out;
-		}
-		abs = resolve(page_url, o->url.s, NULL);
-		if (!abs) {
-			rc = json_fail(err, page_url, "bad \"url\"", i);
-			goto out;
-		}
-		f = add_file(&p, &cap, rr_xstrdup(o->filename.s), abs, index_url);
-		if (!f)
-			continue;
-		if (o->hashes != JK_ABSENT && o->hashes != JK_OBJ) {
-			rc = json_fail(err, page_url, "\"hashes\" must be an object", i);
-			goto out;
-		}
-		if (o->hash_sha256.k == JK_STR && is_hex64(o->hash_sha256.s, o->hash_sha256.n))
-			f->sha256 = lower_hex(o->hash_sha256.s, 64);
-		if (o->rp.k == JK_STR && o->rp.n)
-			f->requires_python = rr_xstrdup(o->rp.s);
-		if (o->yanked.k == JK_TRUE) {
-			f->yanked = true;
-		} else if (o->yanked.k == JK_STR) {
-			/* PEP 592: a string is a reason and means yanked, even when empty */
-			f->yanked = true;
-			if (o->yanked.n)
-				f->yanked_reason = rr_xstrdup(o->yanked.s);
-		}
-		/* PEP 714: prefer core-metadata, fall back to the older spellings */
-		md = o->core.v.k != JK_ABSENT ? &o->core
-		     : o->ddim.v.k != JK_ABSENT ? &o->ddim
-						: &o->dim;
-		meta_from_view(md, &f->has_metadata, &f->metadata_sha256);
-		if (o->size.k == JK_INT && o->size.i >= 0)
-			f->size = o->size.i;
-		jfile_clear(o); /* used: its strings need not outlive it (a 7 MB page's peak) */
+		return cv->rc;
 	}
 	rr_index_project_release(out);
-	*out = p;
-	memset(&p, 0, sizeof(p));
-out:
-	rr_index_project_release(&p);
-	return rc;
+	*out = cv->p;
+	memset(&cv->p, 0, sizeof(cv->p));
+	if (jp->name.k == JK_STR)
+		out->key = rr_name_normalize(jp->name.s);
+	return RR_OK;
+}
+
+static void jpage_init(struct jpage *jp, const char *page_url, const char *index_url)
+{
+	memset(jp, 0, sizeof(*jp));
+	jp->conv.page_url = page_url;
+	jp->conv.index_url = index_url;
+	jp->conv.err = (rr_error)RR_ERROR_INIT;
 }
 
 /* ---- the reference reader: Jansson ---- */
@@ -440,12 +477,13 @@ rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *pag
 {
 	json_t *root;
 	json_t *meta, *files;
-	struct jpage jp = {0};
+	struct jpage jp;
 	struct jval tmp = {0};
 	rr_err rc;
 
 	if ((rc = json_load(data, len, page_url, &root, err)))
 		return rc;
+	jpage_init(&jp, page_url, index_url);
 	meta = json_object_get(root, "meta");
 	jp.have_meta = meta != NULL;
 	view_of(meta, &tmp);
@@ -482,7 +520,9 @@ rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *pag
 		meta_view_of(json_object_get(o, "dist-info-metadata"), &f->dim);
 	}
 	json_decref(root);
-	rc = apply_files(&jp, page_url, index_url, out, err);
+	for (size_t i = 0; i < jp.nfiles; i++)
+		take_file(&jp.conv, &jp.files[i]);
+	rc = finish_files(&jp, out, err);
 	jpage_release(&jp);
 	return rc;
 }
@@ -905,14 +945,19 @@ static bool jm_file(struct jscan *s, const char *key, size_t klen, void *ud)
 static bool je_file(struct jscan *s, void *ud)
 {
 	struct jpage *p = ud;
-	struct jfile *f = &RR_PUSH(p->files, p->nfiles, p->cap);
+	struct jfile f;
 	struct jval k = {0};
 	bool ok;
 
-	memset(f, 0, sizeof(*f));
-	ok = jvalue(s, &k, (s->p < s->end && *s->p == '{') ? jm_file : NULL, f);
-	f->k = k.k;
+	/* into a file at once: a page's views never all exist together (a 7 MB page
+	 * held ~11 MB of them) */
+	memset(&f, 0, sizeof(f));
+	ok = jvalue(s, &k, (s->p < s->end && *s->p == '{') ? jm_file : NULL, &f);
+	f.k = k.k;
 	jval_clear(&k);
+	if (ok)
+		take_file(&p->conv, &f);
+	jfile_clear(&f);
 	return ok;
 }
 
@@ -967,11 +1012,12 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 			  .end = (const unsigned char *)data + len,
 			  .start = (const unsigned char *)data,
 			  .sb = RR_STRBUF_INIT};
-	struct jpage jp = {0};
+	struct jpage jp;
 	struct jval root = {0};
 	bool ok;
 	rr_err rc;
 
+	jpage_init(&jp, page_url, index_url);
 	jws(&s);
 	if (s.p < s.end && *s.p != '{' && *s.p != '[') {
 		ok = false;
@@ -1006,7 +1052,7 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 		jpage_release(&jp);
 		return rr_fail(err, RR_E_PARSE, "%s: expected a JSON object", u);
 	}
-	rc = apply_files(&jp, page_url, index_url, out, err);
+	rc = finish_files(&jp, out, err);
 	jpage_release(&jp);
 	return rc;
 }
