@@ -157,7 +157,12 @@ static bool applies(const struct ctx *c, const struct rr_requirement *r, const s
 	return yes;
 }
 
-static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
+/*
+ * does cand's Requires-Python admit the target? As the spec and pip read it
+ * (lower_only false), or as uv does (lower_only true): uv ignores upper bounds
+ * (<, <=, and the upper half of ~= and ==X.*) and tests only the lower ones
+ */
+static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, bool lower_only)
 {
 	struct rr_specset sp = RR_SPECSET_INIT;
 	struct rr_version v;
@@ -167,11 +172,36 @@ static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
 		return true;
 	if (rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL))
 		return true;
-	if (!rr_specset_parse(cand->requires_python, &sp, NULL))
-		ok = rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
+	if (!rr_specset_parse(cand->requires_python, &sp, NULL)) {
+		if (!lower_only) {
+			ok = rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
+		} else {
+			for (size_t k = 0; k < sp.n && ok; k++) {
+				const struct rr_spec *it = &sp.items[k];
+				switch (it->op) {
+				case RR_OP_GE:
+				case RR_OP_GT:
+					ok = rr_spec_match(it, &v);
+					break;
+				case RR_OP_EQ:
+				case RR_OP_COMPAT:
+					/* the lower end: X (X.* and ~=X alike) */
+					ok = rr_version_cmp(&v, &it->ver) >= 0;
+					break;
+				default:
+					break; /* <, <=, !=, ===: no lower bound */
+				}
+			}
+		}
+	}
 	rr_specset_release(&sp);
 	rr_version_release(&v);
 	return ok;
+}
+
+static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
+{
+	return python_admits(c, cand, false);
 }
 
 static size_t solved_index(const struct ctx *c, const char *key);
@@ -243,9 +273,11 @@ static bool allowed_by_solution(const struct ctx *c, size_t j, const char *key,
 	return true;
 }
 
-/* the newest release of s's project that uv, given the same requirements, would consider */
-static const struct rr_candidate *newest_allowed(const struct ctx *c, size_t j,
-						 const struct rr_solved *s)
+/* the newest release of s's project that an installer given the same requirements
+ * would consider: pip (and the spec), or uv (uv_python: Requires-Python upper
+ * bounds ignored) */
+static const struct rr_candidate *newest_allowed_as(const struct ctx *c, size_t j,
+						    const struct rr_solved *s, bool uv_python)
 {
 	const struct rr_candidate *cs;
 	const struct rr_candidate *best = NULL;
@@ -262,11 +294,40 @@ static const struct rr_candidate *newest_allowed(const struct ctx *c, size_t j,
 			continue;
 		if (best && rr_version_cmp(&cs[i].version, &best->version) <= 0)
 			continue;
-		if (!python_ok(c, &cs[i]) || !allowed_by_solution(c, j, s->key, &cs[i].version))
+		if (!python_admits(c, &cs[i], uv_python) ||
+		    !allowed_by_solution(c, j, s->key, &cs[i].version))
 			continue;
 		best = &cs[i];
 	}
 	return best;
+}
+
+static const struct rr_candidate *newest_allowed(const struct ctx *c, size_t j,
+						 const struct rr_solved *s)
+{
+	return newest_allowed_as(c, j, s, false);
+}
+
+static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct rr_candidate *newest);
+
+/*
+ * where uv parts from the resolution: a newer release that only an upper bound of
+ * its Requires-Python keeps out (pip honours such bounds, uv ignores them) and
+ * that would break the stack; its cause, or NULL
+ */
+static char *uv_python_cause(struct ctx *c, size_t i)
+{
+	const struct rr_solved *s = rr_solution_at(c->sol, i);
+	const struct rr_candidate *newer;
+	RR_AUTOFREE char *sc = NULL;
+
+	if (s->fixed || !s->candidate || !(newer = newest_allowed_as(c, i, s, true)) ||
+	    rr_version_cmp(&newer->version, &s->candidate->version) <= 0 || python_ok(c, newer) ||
+	    !(sc = stack_cause(c, s, newer)))
+		return NULL;
+	return rr_xasprintf("uv ignores the Requires-Python upper bound of %s %s (%s; pip honours "
+			    "it) and would install it: %s",
+			    s->key, newer->version_text, newer->requires_python, sc);
 }
 
 static size_t solved_index(const struct ctx *c, const char *key)
@@ -367,6 +428,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
 		const char *cause = held_cause(c, i);
+		RR_AUTOFREE char *uv_cause = cause ? NULL : uv_python_cause(c, i);
 		ssize_t item;
 
 		if (s->candidate && s->candidate->deps_unknown) {
@@ -377,7 +439,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 						   "build; nothing about them was checked",
 						   s->key, s->version));
 		}
-		if (!cause)
+		if (!cause && !(cause = uv_cause))
 			continue;
 		item = root_of(c, root_item, s->key);
 		if (item >= 0) {

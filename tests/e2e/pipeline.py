@@ -148,6 +148,21 @@ def main():
             check("a release bounded only by Requires-Python is not pinned and no stack reason is claimed",
                   j and j["decisions"][0]["action"] == "keep" and not j["held_back"] and
                   "rr-pybound\n" in "\n".join(j["plan"]) + "\n", r.stdout)
+            r, j = plan_json("rr-pyupper\n")
+            d = j and j["decisions"][0]
+            check("a newer release kept out only by a Requires-Python upper bound, which breaks the stack: "
+                  "pinned, the cause naming uv",
+                  d and d["action"] == "pin" and d["reason"] == "held-back" and d["output"] == "rr-pyupper==1.0"
+                  and "uv ignores the Requires-Python upper bound of rr-pyupper 2.0" in d["why"]
+                  and "torch==2.8.0" in d["why"], r.stdout + r.stderr)
+            vu = E.uv_dry_run(uv, v72, simple, "rr-pyupper\n", os.path.join(work, "uvc6"))
+            check("the claim holds: real uv given the bare line takes rr-pyupper 2.0 and replaces torch",
+                  vu.install.get("rr-pyupper") == "2.0" and "torch" in vu.uninstall, vu.log)
+            vp = E.pip_dry_run(v72, simple, "rr-pyupper\n", work)
+            check("and real pip takes 1.0 (it honours the bound)", vp.install.get("rr-pyupper") == "1.0", vp.log)
+            vu = E.uv_dry_run(uv, v72, simple, "\n".join(j["plan"]) + "\n" if j else "", os.path.join(work, "uvc6"))
+            check("real uv given the plan takes 1.0 and keeps torch",
+                  vu.rc == 0 and vu.install.get("rr-pyupper") == "1.0" and "torch" not in vu.uninstall, vu.log)
             c = check_rc("rr-pybound\nrequests\n")
             check("check: exit 0 when nothing had to change", c.returncode == 0 and "dependencies checked" in c.stderr,
                   c.stderr)

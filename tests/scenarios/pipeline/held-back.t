@@ -12,6 +12,13 @@ index world 0 tags <inline>
 #>=Pkg: rr-pybound 1.0
 #>=Pkg: rr-pybound 2.0
 #>=Pyr: >=3.13
+#>=Pkg: rr-pyupper 1.0
+#>=Pkg: rr-pyupper 2.0
+#>=Pyr: >=3.8,<3.10
+#>=Req: torch==2.8.0
+#>=Pkg: rr-pyupper-ok 1.0
+#>=Pkg: rr-pyupper-ok 2.0
+#>=Pyr: <3.10
 #>=Pkg: requests 2.32.3
 #>=Req: urllib3<3,>=1.21.1
 #>=Pkg: urllib3 2.2.3
@@ -56,6 +63,24 @@ input requirements.txt <inline>
 #>rr-pybound
 result decisions,check <inline>
 #>decision @DIR@/requirements.txt:1 keep ok rr-pybound
+#>check intact
+next
+
+# bounded by a Requires-Python upper bound, which pip honours and uv ignores: uv would
+# install the newer release, which pins another torch, so the plan holds it, saying so
+input requirements.txt <inline>
+#>rr-pyupper
+result decisions,check <inline>
+#>decision @DIR@/requirements.txt:1 pin held-back rr-pyupper==1.0
+#>check breaks
+#>check @DIR@/requirements.txt:1: rr-pyupper: uv ignores the Requires-Python upper bound of rr-pyupper 2.0 (>=3.8,<3.10; pip honours it) and would install it: rr-pyupper 2.0 requires torch==2.8.0; the protected torch is 2.9.1+rocm7.2.0.lw.git7e1940d4; the plan has rr-pyupper==1.0
+next
+
+# the same bound on a newer release that fits the stack: uv's choice is safe, nothing pinned
+input requirements.txt <inline>
+#>rr-pyupper-ok
+result decisions,check <inline>
+#>decision @DIR@/requirements.txt:1 keep ok rr-pyupper-ok
 #>check intact
 next
 
