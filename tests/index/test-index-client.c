@@ -618,6 +618,30 @@ static void test_fetch_layer(void **state)
 }
 
 
+/*
+ * the core metadata of project's only file through a fresh, uncached client on
+ * path: it must hold want; *st gets the client's counts; returns the file's size
+ */
+static long long read_metadata(const char *path, const char *project, const char *want,
+			       struct rr_index_stats *st)
+{
+	struct rr_index_client *c = client(NULL, 1, path);
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	long long size;
+
+	assert_int_equal(rr_index_get_project(c, project, &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 1);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, want));
+	size = p->files[0].size;
+	rr_index_client_stats(c, st);
+	rr_index_client_free(c);
+	return size;
+}
+
 /* PEP 658 absent: a wheel's METADATA by range requests, never the whole wheel */
 static void test_range_metadata(void **state)
 {
@@ -655,15 +679,10 @@ static void test_range_metadata(void **state)
 	rr_index_client_free(c);
 
 	/* a server that answers Range with the whole file: streamed to a temp file */
-	c = client(NULL, 1, "/_fault/noranges/simple");
-	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
-	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
-	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
-	rr_index_client_stats(c, &st);
+	read_metadata("/_fault/noranges/simple", "rr-big-wheel", "Requires-Dist: idna>=3\n", &st);
 	assert_int_equal(st.range_requests, 0);
 	assert_int_equal(st.whole_files, 1);
 	assert_int_equal(st.requests, 2); /* the page, the file */
-	rr_index_client_free(c);
 
 	/* the whole-file path still checks the file's hash */
 	c = client(NULL, 1, "/_fault/noranges/_fault/corrupt/simple");
@@ -677,7 +696,7 @@ static void test_range_metadata(void **state)
 /* an sdist's PKG-INFO: the scan stops at it, and does not dig forever for it */
 static void test_sdist_scan_bound(void **state)
 {
-	struct rr_index_client *c = client(NULL, 1, "/_fault/zeros/64/simple");
+	struct rr_index_client *c;
 	const struct rr_index_project *p;
 	struct rr_index_stats st;
 	rr_error err = RR_ERROR_INIT;
@@ -685,16 +704,11 @@ static void test_sdist_scan_bound(void **state)
 	size_t len;
 	(void)state;
 
-	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
-	assert_int_equal(p->nfiles, 1);
-	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
-	assert_non_null(strstr(txt, "Requires-Dist: idna\n"));
 	/* PKG-INFO comes first: read out of the file's first 60 KiB, not the whole file */
-	rr_index_client_stats(c, &st);
+	read_metadata("/_fault/zeros/64/simple", "idna", "Requires-Dist: idna\n", &st);
 	assert_int_equal(st.range_requests, 1);
 	assert_int_equal(st.whole_files, 0);
 	assert_true(st.bytes < 64 * 1024); /* the page and the head */
-	rr_index_client_free(c);
 
 	/* 300 MiB of zeros before PKG-INFO: past the scan bound, so unknown */
 	c = client(NULL, 1, "/_fault/zerosfirst/300/simple");
@@ -714,37 +728,22 @@ static void test_sdist_scan_bound(void **state)
 /* a .zip sdist is read like a wheel: its directory, then only <top>/PKG-INFO */
 static void test_zip_sdist_ranges(void **state)
 {
-	struct rr_index_client *c = client(NULL, 1, "/simple");
-	const struct rr_index_project *p;
 	struct rr_index_stats st;
-	rr_error err = RR_ERROR_INIT;
-	const char *txt;
-	size_t len;
+	long long size;
 	(void)state;
 
-	assert_int_equal(rr_index_get_project(c, "rr-zip-sdist", &p, &err), RR_OK);
-	assert_int_equal(p->nfiles, 1);
-	assert_false(p->files[0].is_wheel);
-	assert_non_null(strstr(p->files[0].filename, ".zip"));
-	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
-	assert_non_null(strstr(txt, "Name: rr-zip-sdist\n"));
-	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
-	rr_index_client_stats(c, &st);
-	/* the tail (directory inside), then the member at the file's start */
+	/* its PKG-INFO (the name there), by the tail (directory inside), then the member
+	 * at the file's start */
+	size = read_metadata("/simple", "rr-zip-sdist", "Name: rr-zip-sdist\nVersion: 1.0.0\n", &st);
 	assert_int_equal(st.range_requests, 2);
 	assert_int_equal(st.whole_files, 0);
-	assert_true(st.bytes < (unsigned long long)p->files[0].size / 2);
-	rr_index_client_free(c);
+	assert_true(size > 256 * 1024);
+	assert_true(st.bytes < (unsigned long long)size / 2);
 
 	/* a server that ignores Range: the whole .zip, PKG-INFO read from it */
-	c = client(NULL, 1, "/_fault/noranges/simple");
-	assert_int_equal(rr_index_get_project(c, "rr-zip-sdist", &p, &err), RR_OK);
-	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
-	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
-	rr_index_client_stats(c, &st);
+	read_metadata("/_fault/noranges/simple", "rr-zip-sdist", "Requires-Dist: idna>=3\n", &st);
 	assert_int_equal(st.range_requests, 0);
 	assert_int_equal(st.whole_files, 1);
-	rr_index_client_free(c);
 }
 
 /* a page over the cap is refused with a message naming it */
