@@ -13,7 +13,9 @@ network: the five corpus files of bench/real.py, a few uv runs each; not a test.
    It must succeed, and remove or replace nothing of the protected stack (torch,
    torchvision, torchaudio, triton, ...), and bring no nvidia-* or PyPI triton.
    With --pip, pip does the same (pip install --dry-run --report; slow on a mirror
-   without PEP 658: it downloads whole wheels).
+   without PEP 658: it downloads whole wheels); where pip fails on the plan, the
+   check passes only if pip fails on the input file itself at the same point (an
+   sdist that no longer builds is the input's problem, not the plan's).
 4. Each claim the plan prints about a newer release is put to uv on its own:
      "X==v  # held back: ..."   uv pip install --dry-run 'X>v'  must fail or touch
                                  the protected stack (else the hold is not needed)
@@ -131,17 +133,38 @@ def main():
                + (f"; touches {bad}" if bad else "") + ("" if rc == 0 else f"; uv exit {rc}: {out[-400:]}"))
         if a.pip:
             rep = plan_path[:-len(".plan.txt")] + ".pip.json"
-            p = subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--dry-run", "-q",
-                                "--report", rep, "-r", plan_path], capture_output=True, text=True, env=env,
-                               timeout=1800)
+
+            def pip_on(reqs):
+                return subprocess.run([os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--dry-run",
+                                       "-v", "--report", rep, "-r", reqs], capture_output=True, text=True, env=env,
+                                      timeout=1800)
+
+            def pip_failure(proc):
+                """what pip stopped on: the sdist it could not build, else its last error line"""
+                built = re.findall(r"Downloading (\S+\.(?:tar\.gz|zip))", proc.stdout + proc.stderr)
+                errs = [x for x in proc.stderr.splitlines() if x.strip().startswith(("error", "ERROR"))]
+                return (built[-1] if built and "subprocess-exited-with-error" in proc.stderr
+                        else errs[-1].strip() if errs else f"exit {proc.returncode}")
+
+            p = pip_on(plan_path)
             names = set()
             if p.returncode == 0 and os.path.exists(rep):
                 import json
                 names = {norm(x["metadata"]["name"]) for x in json.load(open(rep))["install"]}
             badp = sorted(n for n in names if n in PROTECTED or n.startswith("nvidia-"))
-            report(p.returncode == 0 and not badp, f"{label}: pip accepts the plan and keeps the stack"
-                   + (f"; would install {badp}" if badp else "")
-                   + ("" if p.returncode == 0 else f"; pip exit {p.returncode}: {p.stderr[-400:]}"))
+            if p.returncode == 0:
+                report(not badp, f"{label}: pip accepts the plan and keeps the stack"
+                       + (f"; would install {badp}" if badp else ""))
+            else:
+                # a failure the input itself meets with pip (an sdist that no longer builds)
+                # is the input's, not the plan's: said as such, and still counted only if
+                # the input fails the same way
+                why = pip_failure(p)
+                q = pip_on(inp["pip"])
+                same = q.returncode != 0 and pip_failure(q) == why
+                report(same, f"{label}: pip fails on the plan at {why}"
+                       + ("; it fails on the input file itself at the same point (not the plan's doing)"
+                          if same else f"; on the input: {'ok' if q.returncode == 0 else pip_failure(q)}"))
         held, stripped = claims(r.stdout)
         for name, ver, why in held:
             rc, ch, out = uv_dry_run(uv, venv, [f"{name}>{ver}"], env)
