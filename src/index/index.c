@@ -1350,8 +1350,8 @@ static rr_err absorb_file(struct rr_index_client *c, const struct rr_index_file 
 
 /*
  * Core metadata out of files, without PEP 658: a wheel is read with range
- * requests as uv does - its last 64 KiB (end of central directory, usually the
- * whole directory and, dist-info being written last, often METADATA itself),
+ * requests as uv does - its last 16 KiB (TAIL_BYTES: the end of the central
+ * directory, usually the whole directory and, for a small wheel, METADATA),
  * then the central directory if it starts earlier, then only the METADATA
  * member - never the whole wheel. A server that ignores Range (200) or has no
  * Content-Range gets a whole download, streamed to an unlinked temp file and
