@@ -130,6 +130,8 @@ struct slot {
 	bool io_error;
 	int io_errno;
 	long long last_body_ms; /* when the last body bytes came */
+	bool deadline_capped;   /* its timeout is the time left before the deadline */
+	bool stalled;           /* given up by the stall check, not by curl */
 };
 
 /*
@@ -300,6 +302,8 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	s->io_error = false;
 	s->spill_state = 0;
 	s->last_body_ms = 0;
+	s->stalled = false;
+	s->deadline_capped = false;
 	rr_strbuf_reset(&r->body);
 	r->body_size = 0;
 	r->total_size = -1;
@@ -340,6 +344,7 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 			long long left = f->o.deadline_ms - now_ms();
 			if (left < 1)
 				left = 1;
+			s->deadline_capped = left < t;
 			if (left < t)
 				t = (long)left;
 		}
@@ -435,7 +440,11 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 			return false;
 		}
 	}
-	if (f->o.deadline_ms && now_ms() >= f->o.deadline_ms && rc != CURLE_OK) {
+	/* a timeout the deadline set is the deadline, even when curl's clock fired a
+	 * millisecond before ours (the message must name --timeout either way) */
+	if (f->o.deadline_ms && rc != CURLE_OK &&
+	    (now_ms() >= f->o.deadline_ms ||
+	     (s->deadline_capped && rc == CURLE_OPERATION_TIMEDOUT && !s->stalled))) {
 		r->rc = rr_fail(&r->err, RR_E_NETWORK,
 				"%s: the time allowed for index requests ran out (--timeout), after "
 				"%d attempt%s",
@@ -560,6 +569,7 @@ void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 				snprintf(s->errbuf, sizeof(s->errbuf),
 					 "stalled: no data for %d s in the middle of the response",
 					 STALL_MS / 1000);
+				s->stalled = true;
 				complete(f, s, CURLE_OPERATION_TIMEDOUT, &running, &done);
 			}
 		}
