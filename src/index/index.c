@@ -1457,6 +1457,19 @@ static rr_err job_cd(struct rr_index_client *c, struct dist_job *j, const unsign
 	return job_member(c, j, NULL, 0, err);
 }
 
+/* a range answer that holds the whole file: its hash (when the page gave one) must match */
+static rr_err whole_in_range_ok(const struct dist_job *j, const struct get *g, const char *u,
+				rr_error *err)
+{
+	char got[65];
+
+	if (!j->f->sha256 || sha_matches(j->f->sha256, g->body.buf, g->body.len))
+		return RR_OK;
+	rr_sha256_hex(g->body.buf, g->body.len, got);
+	return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s", u, j->f->sha256,
+		       got);
+}
+
 static rr_err job_step(struct rr_index_client *c, struct dist_job *j, struct get *g, rr_error *err)
 {
 	RR_AUTOFREE char *u = rr_url_redact(g->url);
@@ -1481,19 +1494,15 @@ static rr_err job_step(struct rr_index_client *c, struct dist_job *j, struct get
 	switch (j->stage) {
 	case ST_HEAD: {
 		RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
-		rr_err rc;
+		rr_err rc, rc2;
 		if (g->body.len > HEAD_BYTES || g->body.len > (unsigned long long)g->total_size)
 			return rr_fail(err, RR_E_HTTP, "%s: the server sent a range we did not ask for",
 				       u);
 		rc = rr_dist_sdist_pkginfo(g->body.buf, g->body.len, j->f->filename, &md, err);
 		if (g->body.len == (unsigned long long)g->total_size) {
 			/* the whole file came: read as any whole download, hash checked */
-			if (j->f->sha256 && !sha_matches(j->f->sha256, g->body.buf, g->body.len)) {
-				char got[65];
-				rr_sha256_hex(g->body.buf, g->body.len, got);
-				return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s",
-					       u, j->f->sha256, got);
-			}
+			if ((rc2 = whole_in_range_ok(j, g, u, err)))
+				return rc2;
 			j->stage = ST_DONE;
 			return absorb_extract(c, j->f, rc, &md, err);
 		}
@@ -1514,14 +1523,9 @@ static rr_err job_step(struct rr_index_client *c, struct dist_job *j, struct get
 		if (g->body.len > j->total || g->body.len > TAIL_BYTES)
 			return rr_fail(err, RR_E_HTTP, "%s: the server sent a range we did not ask for",
 				       u);
-		if (g->body.len == j->total && j->f->sha256 &&
-		    !sha_matches(j->f->sha256, g->body.buf, g->body.len)) {
-			/* a small wheel came whole: its hash can be checked after all */
-			char got[65];
-			rr_sha256_hex(g->body.buf, g->body.len, got);
-			return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s", u,
-				       j->f->sha256, got);
-		}
+		/* a small wheel came whole: its hash can be checked after all */
+		if (g->body.len == j->total && (rc = whole_in_range_ok(j, g, u, err)))
+			return rc;
 		j->tail = rr_xmalloc(g->body.len ? g->body.len : 1);
 		memcpy(j->tail, g->body.buf, g->body.len);
 		j->tail_len = g->body.len;

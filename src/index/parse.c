@@ -231,10 +231,11 @@ static rr_err json_load(const char *data, size_t len, const char *page_url, json
 /*
  * A PEP 691 page is read in two steps: the JSON is reduced to one "view" per
  * file (each field's JSON kind and value), then take_file() turns each view
- * into a file with the PEP's rules (finish_files() checks the page's meta). Two readers fill the views: a strict
- * streaming scanner (the production path: Jansson builds a DOM and reads a
- * byte at a time, ~10x slower on a 1 MB torch page) and Jansson itself (the
- * reference, kept so tests and the fuzzer can check the scanner against it).
+ * into a file with the PEP's rules (finish_files() checks the page's meta). Two
+ * readers fill the views: a strict streaming scanner (the production path:
+ * Jansson builds a DOM and reads a byte at a time, ~10x slower on a 1 MB torch
+ * page) and Jansson itself (the reference, kept so tests and the fuzzer can
+ * check the scanner against it).
  * Both accept exactly RFC 8259 JSON as Jansson does with flags 0: no \u0000,
  * strict UTF-8, depth <= 2048, integers within long long, finite reals, last
  * duplicate key wins.
@@ -323,9 +324,7 @@ static void jpage_files_clear(struct jpage *p)
 
 static void jpage_release(struct jpage *p)
 {
-	jpage_files_clear(p);
-	rr_index_project_release(&p->conv.p);
-	rr_error_release(&p->conv.err);
+	jpage_files_clear(p); /* the converted files and their error too */
 	free(p->files);
 	jval_clear(&p->api_version);
 	jval_clear(&p->name);

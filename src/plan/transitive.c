@@ -160,7 +160,7 @@ static bool applies(const struct ctx *c, const struct rr_requirement *r, const s
 /*
  * does cand's Requires-Python admit the target? As the spec and pip read it
  * (lower_only false), or as uv does (lower_only true): uv ignores upper bounds
- * (<, <=, and the upper half of ~= and ==X.*) and tests only the lower ones
+ * (<, <=, !=, and the upper half of ~= and ==X.*) and tests only the lower ones
  */
 static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, bool lower_only)
 {
