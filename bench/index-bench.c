@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "index-fixture.h"
-#include "plan/provider-index.h"
+#include "rocm-resolve/index-provider.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/venv.h"
 

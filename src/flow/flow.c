@@ -16,7 +16,7 @@
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
-#include "plan/provider-index.h"
+#include "rocm-resolve/index-provider.h"
 
 #ifndef RR_DEFAULT_INDEX_URL
 #define RR_DEFAULT_INDEX_URL "https://pypi.org/simple"

@@ -18,7 +18,7 @@
 
 #include "index-fixture.h"
 #include "index/index-private.h"
-#include "plan/provider-index.h"
+#include "rocm-resolve/index-provider.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/venv.h"

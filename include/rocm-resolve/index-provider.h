@@ -1,10 +1,10 @@
 /*
- * provider-index.h - a resolver provider backed by an index client and the
+ * index-provider.h - a resolver provider backed by an index client and the
  * venv's installed distributions. Everything it hands out lives until
  * rr_index_provider_free().
  */
-#ifndef RR_PROVIDER_INDEX_H
-#define RR_PROVIDER_INDEX_H
+#ifndef RR_INDEX_PROVIDER_H
+#define RR_INDEX_PROVIDER_H
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /*
- * provider-index.c - the resolver's view of a package index and the venv.
+ * provider.c - the resolver's view of a package index and the venv.
  *
  * Candidates of a project are its index releases that have a file the venv's
  * interpreter can install (the best-ranked compatible wheel, else an sdist),
@@ -21,7 +21,7 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
-#include "provider-index.h"
+#include "rocm-resolve/index-provider.h"
 
 struct cand_data {
 	const char *key;		  /* the project (borrowed from struct pkg) */
