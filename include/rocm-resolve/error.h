@@ -72,6 +72,12 @@ void rr_error_prefix(rr_error *err, const char *fmt, ...) RR_PRINTF(2, 3);
 /* "path:line:col: message" (origin parts only when known) */
 void rr_error_format(const rr_error *err, struct rr_strbuf *out);
 void rr_error_release(rr_error *err);
+/*
+ * hand src's content to dst (NULL: src is just released), leaving src empty;
+ * returns src's code. For a worker's or a callee's error object that becomes
+ * the caller's: `return rr_error_move(err, &g->err);`
+ */
+rr_err rr_error_move(rr_error *dst, rr_error *src);
 
 static inline void rr_error_releasep(rr_error *e)
 {

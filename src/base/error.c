@@ -116,3 +116,17 @@ void rr_error_release(rr_error *err)
 	free(err->text);
 	*err = (rr_error)RR_ERROR_INIT;
 }
+
+rr_err rr_error_move(rr_error *dst, rr_error *src)
+{
+	rr_err code = src->code;
+
+	if (dst) {
+		rr_error_release(dst);
+		*dst = *src;
+	} else {
+		rr_error_release(src);
+	}
+	*src = (rr_error)RR_ERROR_INIT;
+	return code;
+}

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "rocm-resolve/util.h"
+#include "rocm-resolve/strv.h"
 
 /* --timeout: a day at most, so that seconds * 1000 always fits an int */
 #define RR_CLI_MAX_TIMEOUT_S 86400
@@ -354,21 +355,14 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 	return -1;
 }
 
-static void free_v(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rr_cli_release(struct rr_cli *cli)
 {
-	free_v(cli->inputs, cli->ninputs);
-	free_v(cli->policies, cli->npolicies);
-	free_v(cli->protect, cli->nprotect);
-	free_v(cli->extras, cli->nextras);
-	free_v(cli->groups, cli->ngroups);
-	free_v(cli->index_urls, cli->nindex_urls);
-	free_v(cli->extra_index_urls, cli->nextra_index_urls);
-	free_v(cli->passthrough, cli->npassthrough);
+	rr_strv_free_array(cli->inputs, cli->ninputs);
+	rr_strv_free_array(cli->policies, cli->npolicies);
+	rr_strv_free_array(cli->protect, cli->nprotect);
+	rr_strv_free_array(cli->extras, cli->nextras);
+	rr_strv_free_array(cli->groups, cli->ngroups);
+	rr_strv_free_array(cli->index_urls, cli->nindex_urls);
+	rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
+	rr_strv_free_array(cli->passthrough, cli->npassthrough);
 }

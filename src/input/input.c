@@ -9,6 +9,7 @@
 
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 
 struct rr_item *rr_reqset_add_item(struct rr_reqset *set)
 {
@@ -37,13 +38,6 @@ void rr_reqset_add_file(struct rr_reqset *set, const char *path)
 	set->files[set->nfiles++] = rr_xstrdup(path);
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rr_reqset_release(struct rr_reqset *set)
 {
 	if (!set)
@@ -57,8 +51,8 @@ void rr_reqset_release(struct rr_reqset *set)
 		if (it->url_written != it->req.url)
 			free(it->url_written);
 		rr_requirement_release(&it->req);
-		free_strv(it->hashes, it->nhashes);
-		free_strv(it->options, it->noptions);
+		rr_strv_free_array(it->hashes, it->nhashes);
+		rr_strv_free_array(it->options, it->noptions);
 	}
 	free(set->items);
 	for (size_t i = 0; i < set->nopts; i++) {
@@ -70,11 +64,11 @@ void rr_reqset_release(struct rr_reqset *set)
 	}
 	free(set->opts);
 	free(set->index_url);
-	free_strv(set->extra_index_urls, set->nextra_index_urls);
-	free_strv(set->find_links, set->nfind_links);
-	free_strv(set->trusted_hosts, set->ntrusted_hosts);
-	free_strv(set->files, set->nfiles);
-	free_strv(set->warnings, set->nwarnings);
+	rr_strv_free_array(set->extra_index_urls, set->nextra_index_urls);
+	rr_strv_free_array(set->find_links, set->nfind_links);
+	rr_strv_free_array(set->trusted_hosts, set->ntrusted_hosts);
+	rr_strv_free_array(set->files, set->nfiles);
+	rr_strv_free_array(set->warnings, set->nwarnings);
 	memset(set, 0, sizeof(*set));
 }
 

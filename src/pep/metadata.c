@@ -3,6 +3,7 @@
 
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/name.h"
+#include "rocm-resolve/strv.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
 
@@ -178,13 +179,6 @@ rr_err rr_metadata_parse(const char *text, size_t len, const char *origin, struc
 	return RR_OK;
 }
 
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rr_metadata_release(struct rr_metadata *m)
 {
 	if (!m)
@@ -194,9 +188,9 @@ void rr_metadata_release(struct rr_metadata *m)
 	free(m->requires_python);
 	free(m->metadata_version);
 	free(m->summary);
-	free_list(m->requires_dist, m->nrequires_dist);
-	free_list(m->provides_extra, m->nprovides_extra);
-	free_list(m->dynamic, m->ndynamic);
+	rr_strv_free_array(m->requires_dist, m->nrequires_dist);
+	rr_strv_free_array(m->provides_extra, m->nprovides_extra);
+	rr_strv_free_array(m->dynamic, m->ndynamic);
 	*m = (struct rr_metadata)RR_METADATA_INIT;
 }
 

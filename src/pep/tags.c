@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 #include "rocm-resolve/tags.h"
 
 static void split_set(const char *s, size_t len, char ***ret, size_t *n)
@@ -71,21 +72,14 @@ rr_err rr_wheel_name_parse(const char *filename, struct rr_wheel_name *ret, rr_e
 	return RR_OK;
 }
 
-static void free_v(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void rr_wheel_name_release(struct rr_wheel_name *w)
 {
 	free(w->name);
 	free(w->version);
 	free(w->build);
-	free_v(w->py, w->npy);
-	free_v(w->abi, w->nabi);
-	free_v(w->plat, w->nplat);
+	rr_strv_free_array(w->py, w->npy);
+	rr_strv_free_array(w->abi, w->nabi);
+	rr_strv_free_array(w->plat, w->nplat);
 	memset(w, 0, sizeof(*w));
 }
 

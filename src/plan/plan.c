@@ -35,6 +35,7 @@
 #include "rocm-resolve/specifier.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 #include "rocm-resolve/venv.h"
 
 #define RR_ACTION_STR_(sym, str) str,
@@ -617,13 +618,6 @@ bool rr_plan_breaks_stack(const struct rr_plan *p)
 	return false;
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 struct rr_plan *rr_plan_free(struct rr_plan *p)
 {
 	if (!p)
@@ -635,9 +629,9 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	free(p->torch_version);
 	free(p->torch_hip);
 	free(p->torch_cuda);
-	free_strv(p->inputs, p->ninputs);
-	free_strv(p->option_lines, p->noption_lines);
-	free_strv(p->stripped_options, p->nstripped_options);
+	rr_strv_free_array(p->inputs, p->ninputs);
+	rr_strv_free_array(p->option_lines, p->noption_lines);
+	rr_strv_free_array(p->stripped_options, p->nstripped_options);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		struct rr_decision *d = &p->decisions[i];
 		free(d->source);
@@ -669,11 +663,11 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	}
 	free(p->indexes);
 	free(p->unresolved);
-	free_strv(p->bridged, p->nbridged);
+	rr_strv_free_array(p->bridged, p->nbridged);
 	free(p->bridge_site);
-	free_strv(p->constraint_lines, p->nconstraint_lines);
-	free_strv(p->warnings, p->nwarnings);
-	free_strv(p->excludes, p->nexcludes);
+	rr_strv_free_array(p->constraint_lines, p->nconstraint_lines);
+	rr_strv_free_array(p->warnings, p->nwarnings);
+	rr_strv_free_array(p->excludes, p->nexcludes);
 	free(p);
 	return NULL;
 }

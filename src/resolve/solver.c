@@ -288,11 +288,7 @@ static rr_err get_pkg(struct rs *r, const char *key, const char *extra, uint32_t
 			rr_error_release(&e2);
 			p->kind = RS_UNKNOWN;
 		} else if (rc) {
-			if (err) {
-				rr_error_release(err);
-				*err = e2;
-			} else
-				rr_error_release(&e2);
+			rr_error_move(err, &e2);
 			r->npkgs--;
 			free(p->key);
 			return rc;
@@ -535,11 +531,7 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		rr_error e2 = RR_ERROR_INIT;
 		rc = r->prov->dependencies(r->prov->ctx, key, c, &list, &n, &e2);
 		if (rc) {
-			if (err) {
-				rr_error_release(err);
-				*err = e2;
-			} else
-				rr_error_release(&e2);
+			rr_error_move(err, &e2);
 			return rc;
 		}
 	}

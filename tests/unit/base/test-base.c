@@ -14,6 +14,7 @@
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 #include "rocm-resolve/util.h"
 
 static void test_sha256_vectors(void **state)
@@ -271,6 +272,57 @@ static void test_strv_dedupe(void **state)
 	free(v);
 }
 
+static void test_strv(void **state)
+{
+	struct rr_strv v = RR_STRV_INIT;
+	char **arr;
+	size_t n;
+
+	(void)state;
+	assert_true(rr_strv_push_unique(&v, "b"));
+	rr_strv_take(&v, rr_xstrdup("a"));
+	assert_false(rr_strv_push_unique(&v, "b"));
+	rr_strv_pushn(&v, "cde", 1);
+	rr_strv_push(&v, "a");
+	assert_int_equal(v.n, 4);
+	assert_null(v.v[v.n]); /* NULL-terminated for execv */
+	assert_int_equal(rr_strv_find(&v, "c"), 2);
+	assert_int_equal(rr_strv_find(&v, "z"), -1);
+	rr_strv_sort_unique(&v);
+	assert_int_equal(v.n, 3);
+	assert_string_equal(v.v[0], "a");
+	assert_string_equal(v.v[1], "b");
+	assert_string_equal(v.v[2], "c");
+	assert_null(v.v[3]);
+	arr = rr_strv_detach(&v, &n);
+	assert_int_equal(n, 3);
+	assert_null(v.v);
+	assert_int_equal(v.n, 0);
+	rr_strv_free_array(arr, n);
+	rr_strv_release(&v); /* empty: a no-op */
+}
+
+static void test_error_move(void **state)
+{
+	rr_error src = RR_ERROR_INIT, dst = RR_ERROR_INIT;
+
+	(void)state;
+	rr_fail(&dst, RR_E_IO, "old");
+	rr_fail_at(&src, RR_E_PARSE, "f.txt", 3, 4, "text", "new");
+	assert_int_equal(rr_error_move(&dst, &src), RR_E_PARSE);
+	assert_int_equal(dst.code, RR_E_PARSE);
+	assert_string_equal(dst.msg, "new");
+	assert_string_equal(dst.path, "f.txt");
+	assert_int_equal(dst.line, 3);
+	assert_int_equal(src.code, RR_OK);
+	assert_null(src.msg);
+	/* no destination: the source is released */
+	rr_fail(&src, RR_E_DATA, "dropped");
+	assert_int_equal(rr_error_move(NULL, &src), RR_E_DATA);
+	assert_null(src.msg);
+	rr_error_release(&dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_strv_dedupe),
+		cmocka_unit_test(test_strv),
+		cmocka_unit_test(test_error_move),
 		cmocka_unit_test(test_json_str_utf8),
 		cmocka_unit_test(test_file_read),
 		cmocka_unit_test(test_file_write_atomic),
