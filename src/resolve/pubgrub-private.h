@@ -63,7 +63,6 @@ struct pg_solver *pg_free(struct pg_solver *s);
  */
 uint32_t pg_pkg_add(struct pg_solver *s, const char *name, uint32_t ncand,
 		    const char *const *vtext, int32_t preferred);
-size_t pg_pkg_count(const struct pg_solver *s);
 const char *pg_pkg_name(const struct pg_solver *s, uint32_t pkg);
 uint32_t pg_pkg_ncand(const struct pg_solver *s, uint32_t pkg);
 

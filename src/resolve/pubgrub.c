@@ -243,11 +243,6 @@ uint32_t pg_pkg_add(struct pg_solver *s, const char *name, uint32_t ncand,
 	return (uint32_t)(s->npkgs - 1);
 }
 
-size_t pg_pkg_count(const struct pg_solver *s)
-{
-	return s->npkgs;
-}
-
 const char *pg_pkg_name(const struct pg_solver *s, uint32_t pkg)
 {
 	return s->pkgs[pkg].name;
