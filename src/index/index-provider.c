@@ -1,5 +1,5 @@
 /*
- * provider.c - the resolver's view of a package index and the venv.
+ * index-provider.c - the resolver's view of a package index and the venv.
  *
  * Candidates of a project are its index releases that have a file the venv's
  * interpreter can install (the best-ranked compatible wheel, else an sdist),
