@@ -43,7 +43,7 @@ OWNER = {
     "index": "index", "index-provider": "index",
     "plan": "plan", "resolution": "plan",
     "flow": "flow",
-    "snapshot": "venv", "store": "install", "install": "install",
+    "store": "install", "install": "install",
     "testcase": "testcase",
 }
 

@@ -8,7 +8,7 @@
  * group) go to uv's --excludes file. pip has no such option: install says so before running.
  *
  * Before the installer runs, every file of every protected distribution is kept in the
- * snapshot store (src/venv/snapshot.c: hard links in the cache directory, copies across
+ * install store (src/install/store.c: hard links in the cache directory, copies across
  * filesystems). Afterwards, whatever the installer's exit status (a half-finished install is
  * when the stack breaks), the venv is compared with the snapshot: changed or vanished files
  * are put back byte for byte, distributions that arrived and clash with a protected module
@@ -35,7 +35,7 @@
 #include "verify-run.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
-#include "rocm-resolve/snapshot.h"
+#include "rocm-resolve/store.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
@@ -102,15 +102,15 @@ static char *snapshot_dir(const struct rr_cli *cli, const struct rr_session *s)
 				"XDG_CACHE_HOME or HOME\n");
 		return NULL;
 	}
-	return rr_snapshot_dir(root, realpath(s->venv->root, real) ? real : s->venv->root);
+	return rr_store_dir(root, realpath(s->venv->root, real) ? real : s->venv->root);
 }
 
 static int take_snapshot(const struct rr_cli *cli, const struct rr_session *s, const char *dir)
 {
-	struct rr_snapshot_dist *dists = rr_xcalloc(s->stack->n + 1, sizeof(*dists));
+	struct rr_store_dist *dists = rr_xcalloc(s->stack->n + 1, sizeof(*dists));
 	const char **sites = rr_xcalloc(s->venv->nbridged_sites + 2, sizeof(*sites));
-	struct rr_snapshot_spec spec = {.venv_root = s->venv->root, .sites = sites, .dists = dists};
-	struct rr_snapshot_stats st;
+	struct rr_store_spec spec = {.venv_root = s->venv->root, .sites = sites, .dists = dists};
+	struct rr_store_stats st;
 	rr_error err = RR_ERROR_INIT;
 	rr_err rc;
 
@@ -128,7 +128,7 @@ static int take_snapshot(const struct rr_cli *cli, const struct rr_session *s, c
 		dists[spec.ndists].site = p->dist->site;
 		spec.ndists++;
 	}
-	rc = rr_snapshot_take(dir, &spec, &st, &err);
+	rc = rr_store_take(dir, &spec, &st, &err);
 	free(dists);
 	free(sites);
 	if (rc) {
@@ -172,30 +172,30 @@ static void print_list(FILE *f, const char *head, char *const *v, size_t n)
 static int check_and_repair(const struct rr_cli *cli, const char *dir, FILE *f, const char *who,
 			    unsigned flags, bool *repaired)
 {
-	struct rr_snapshot *snap = NULL;
-	struct rr_snapshot_result r = {0}, again = {0};
+	struct rr_store *snap = NULL;
+	struct rr_store_result r = {0}, again = {0};
 	rr_error err = RR_ERROR_INIT;
 	int status = -1;
 	rr_err rc;
 
 	*repaired = false;
-	rc = rr_snapshot_load(dir, &snap, &err);
+	rc = rr_store_load(dir, &snap, &err);
 	if (!rc)
-		rc = rr_snapshot_check(snap, RR_SNAPSHOT_REPAIR | flags, &r, &err);
+		rc = rr_store_check(snap, RR_STORE_REPAIR | flags, &r, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
-		rr_snapshot_free(snap);
+		rr_store_free(snap);
 		return rc == RR_E_NOTFOUND ? RR_EXIT_ENV : rr_cli_exit_for(rc);
 	}
 	rr_cli_info(cli, "compared %zu files with the snapshot (%zu hashed: inode or times changed%s)",
-		    r.files, r.hashed, flags & RR_SNAPSHOT_FULL ? ", or every file asked for" : "");
+		    r.files, r.hashed, flags & RR_STORE_FULL ? ", or every file asked for" : "");
 	if (!r.nchanged && !r.nintruders) {
 		if (cli->verbosity < 0)
 			goto out;
 		fprintf(f, "rocm-resolve: the protected stack matches the snapshot (%zu files of %zu "
 			   "distribution%s)\n",
-			r.files, rr_snapshot_ndists(snap), rr_snapshot_ndists(snap) == 1 ? "" : "s");
+			r.files, rr_store_ndists(snap), rr_store_ndists(snap) == 1 ? "" : "s");
 		goto out;
 	}
 	*repaired = true;
@@ -205,7 +205,7 @@ static int check_and_repair(const struct rr_cli *cli, const char *dir, FILE *f, 
 	print_list(f, "rocm-resolve: removed:", r.removed, r.nremoved);
 	print_list(f, "rocm-resolve: restored from the snapshot:", r.restored, r.nrestored);
 	print_list(f, "rocm-resolve: error: could not restore:", r.lost, r.nlost);
-	rc = rr_snapshot_check(snap, flags & RR_SNAPSHOT_FULL, &again, &err);
+	rc = rr_store_check(snap, flags & RR_STORE_FULL, &again, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
@@ -220,9 +220,9 @@ static int check_and_repair(const struct rr_cli *cli, const char *dir, FILE *f, 
 			again.files);
 	}
 out:
-	rr_snapshot_result_release(&r);
-	rr_snapshot_result_release(&again);
-	rr_snapshot_free(snap);
+	rr_store_result_release(&r);
+	rr_store_result_release(&again);
+	rr_store_free(snap);
 	return status;
 }
 
@@ -352,7 +352,7 @@ static int verify_after(struct rr_cli *cli, struct rr_session *s, const char *sn
 		return status;
 	if (snapdir && *repair_status < 0 && integrity_failed(vr)) {
 		*repair_status = check_and_repair(cli, snapdir, stderr, "something before this install",
-						  RR_SNAPSHOT_FULL, &repaired);
+						  RR_STORE_FULL, &repaired);
 		if (repaired) {
 			rr_verify_report_free(vr);
 			vr = NULL;
@@ -556,7 +556,7 @@ int cmd_restore(struct rr_cli *cli)
 	}
 	fflush(stdout);
 	status = check_and_repair(cli, snapdir, stdout, "since the snapshot, something",
-				  RR_SNAPSHOT_FULL, &repaired);
+				  RR_STORE_FULL, &repaired);
 	fflush(stdout);
 	if (status == RR_EXIT_ENV)
 		fprintf(stderr, "rocm-resolve: hint: `rocm-resolve install` takes a snapshot of the "

@@ -1,4 +1,4 @@
-/* snapshot: the manifest parser, and take / check / repair on a site the test builds */
+/* the install store: the manifest parser, and take / check / repair on a site the test builds */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,19 +12,19 @@
 #include <unistd.h>
 
 #include "rocm-resolve/sha256.h"
-#include "rocm-resolve/snapshot.h"
+#include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
 
 #define H43 "UY8q0TwqoqvC7kYJhQ1BVTfCsUm8EAPoysPXmx81c8U"
 
-static rr_err parse(const char *text, struct rr_snapshot **s, rr_error *e)
+static rr_err parse(const char *text, struct rr_store **s, rr_error *e)
 {
-	return rr_snapshot_parse(text, strlen(text), "manifest", s, e);
+	return rr_store_parse(text, strlen(text), "manifest", s, e);
 }
 
 static void test_parse_ok(void **state)
 {
-	struct rr_snapshot *s = NULL;
+	struct rr_store *s = NULL;
 	rr_error e = RR_ERROR_INIT;
 	(void)state;
 
@@ -37,11 +37,11 @@ static void test_parse_ok(void **state)
 			       "file\t" H43 "\t22\t644\t1\t2\t3\t4\t/v/site/t/x.py\n",
 			       &s, &e),
 			 RR_OK);
-	assert_string_equal(rr_snapshot_venv_root(s), "/v");
-	assert_int_equal(rr_snapshot_ndists(s), 1);
+	assert_string_equal(rr_store_venv_root(s), "/v");
+	assert_int_equal(rr_store_ndists(s), 1);
 	/* a tab inside the last field is part of the path; a path listed twice counts once */
-	assert_int_equal(rr_snapshot_nfiles(s), 2);
-	s = rr_snapshot_free(s);
+	assert_int_equal(rr_store_nfiles(s), 2);
+	s = rr_store_free(s);
 }
 
 static void test_parse_errors(void **state)
@@ -74,7 +74,7 @@ static void test_parse_errors(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		struct rr_snapshot *s = NULL;
+		struct rr_store *s = NULL;
 		rr_error e = RR_ERROR_INIT;
 		if (parse(bad[i].text, &s, &e) != RR_E_DATA)
 			fail_msg("case %zu parsed", i);
@@ -146,7 +146,7 @@ static void record_line(struct rr_strbuf *rec, const char *rel, const char *data
 	rr_strbuf_addf(rec, "%s,sha256=%s,%zu\n", rel, b64, len);
 }
 
-static char *big; /* over RR_SNAPSHOT_COPY_MAX: kept as a hard link */
+static char *big; /* over RR_STORE_COPY_MAX: kept as a hard link */
 static size_t nbig;
 
 /* venv/site: triton 1.0+rocm (protected) and six (not), pytorch-triton 9 (an old clash) */
@@ -159,7 +159,7 @@ static void build_site(void)
 		{"triton-1.0+rocm.dist-info/METADATA", "Name: triton\nVersion: 1.0+rocm\n"},
 	};
 
-	nbig = RR_SNAPSHOT_COPY_MAX + 4096;
+	nbig = RR_STORE_COPY_MAX + 4096;
 	big = rr_xmalloc(nbig);
 	for (size_t i = 0; i < nbig; i++)
 		big[i] = (char)('a' + i % 23);
@@ -178,24 +178,24 @@ static void build_site(void)
 	puts_("venv/site/pytorch_triton-9.dist-info/RECORD", "triton/__init__.py,,\n");
 }
 
-static struct rr_snapshot *take_and_load(const char *store)
+static struct rr_store *take_and_load(const char *store)
 {
 	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
 	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
 	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
 	const char *sites[] = {site};
-	struct rr_snapshot_dist d = {"triton", "1.0+rocm", di, site};
-	struct rr_snapshot_spec sp = {root, sites, 1, &d, 1};
-	struct rr_snapshot_stats st;
-	struct rr_snapshot *s = NULL;
+	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
+	struct rr_store_spec sp = {root, sites, 1, &d, 1};
+	struct rr_store_stats st;
+	struct rr_store *s = NULL;
 	rr_error e = RR_ERROR_INIT;
 
-	if (rr_snapshot_take(store, &sp, &st, &e))
+	if (rr_store_take(store, &sp, &st, &e))
 		fail_msg("take: %s", e.msg);
 	assert_int_equal(st.dists, 1);
 	/* 4 RECORD entries with a hash, RECORD itself (hashed here) */
 	assert_int_equal(st.files, 5);
-	if (rr_snapshot_load(store, &s, &e))
+	if (rr_store_load(store, &s, &e))
 		fail_msg("load: %s", e.msg);
 	return s;
 }
@@ -211,7 +211,7 @@ static bool listed(char *const *v, size_t n, const char *part)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/rr-test-snapshot-XXXXXX");
+	snprintf(tmp, sizeof(tmp), "/tmp/rr-test-store-XXXXXX");
 	assert_non_null(mkdtemp(tmp));
 	build_site();
 	return 0;
@@ -228,22 +228,22 @@ static int teardown(void **state)
 static void test_check_repair(void **state)
 {
 	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
-	struct rr_snapshot *s = take_and_load(store);
-	struct rr_snapshot_result r;
+	struct rr_store *s = take_and_load(store);
+	struct rr_store_result r;
 	rr_error e = RR_ERROR_INIT;
 	(void)state;
 
 	/* nothing touched: every file is judged by its inode and times, none is hashed */
-	assert_int_equal(rr_snapshot_check(s, 0, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, 0, &r, &e), RR_OK);
 	assert_int_equal(r.files, 5);
 	assert_int_equal(r.hashed, 0);
 	assert_int_equal(r.nchanged + r.nintruders, 0);
-	rr_snapshot_result_release(&r);
+	rr_store_result_release(&r);
 	/* the full pass hashes them all and still finds nothing */
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_FULL, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_FULL, &r, &e), RR_OK);
 	assert_int_equal(r.hashed, 5);
 	assert_int_equal(r.nchanged, 0);
-	rr_snapshot_result_release(&r);
+	rr_store_result_release(&r);
 
 	/* an installer: rewrites a file (new inode, same bytes: not a change), replaces one,
 	 * removes the big library, and adds a dist shipping the protected module */
@@ -266,7 +266,7 @@ static void test_check_repair(void **state)
 		RR_AUTOFREE char *ln = rr_xasprintf("%s/venv/site/linkdir", tmp);
 		assert_int_equal(symlink(target, ln), 0);
 	}
-	assert_int_equal(rr_snapshot_check(s, 0, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, 0, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 2);
 	assert_true(listed(r.changed, r.nchanged, "triton/__init__.py (of triton 1.0+rocm) differs"));
 	assert_true(listed(r.changed, r.nchanged, "triton/_C/libtriton.so (of triton 1.0+rocm) is missing"));
@@ -275,14 +275,14 @@ static void test_check_repair(void **state)
 	assert_true(listed(r.intruders, r.nintruders, "ships module 'triton' of protected triton"));
 	assert_int_equal(r.nrestored + r.nremoved, 0); /* no repair asked for: nothing done */
 	assert_true(same("venv/site/triton/__init__.py", "cuda triton\n", 12));
-	rr_snapshot_result_release(&r);
+	rr_store_result_release(&r);
 
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
 	assert_int_equal(r.nrestored, 2);
 	assert_int_equal(r.nlost, 0);
 	assert_int_equal(r.nremoved, 1);
 	assert_true(listed(r.removed, r.nremoved, "triton_cu 3.1: triton_cu-3.1.dist-info and 1 other file"));
-	rr_snapshot_result_release(&r);
+	rr_store_result_release(&r);
 	assert_true(same("venv/site/triton/__init__.py", "rocm triton\n", 12));
 	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
 	assert_false(exists("venv/site/triton/backends")); /* emptied dirs go too */
@@ -291,9 +291,9 @@ static void test_check_repair(void **state)
 	assert_true(exists("venv/site/six.py"));
 	assert_true(exists("bin/evil"));
 	assert_true(exists("outside/victim"));
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_FULL, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_FULL, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged + r.nintruders, 0);
-	rr_snapshot_result_release(&r);
+	rr_store_result_release(&r);
 
 	/* in place, through the inode: the small file's object is a copy and comes back; the
 	 * big one's object is the same inode (restored by link above): lost, and said so */
@@ -309,20 +309,20 @@ static void test_check_repair(void **state)
 		fputs("in place", f);
 		fclose(f);
 	}
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 2);
 	assert_int_equal(r.nrestored, 1);
 	assert_int_equal(r.nlost, 1);
 	assert_true(listed(r.lost, r.nlost, "libtriton.so (of triton 1.0+rocm): the snapshot's copy "
 					    "no longer matches"));
 	assert_true(same("venv/site/triton/__init__.py", "rocm triton\n", 12));
-	rr_snapshot_result_release(&r);
-	s = rr_snapshot_free(s);
+	rr_store_result_release(&r);
+	s = rr_store_free(s);
 
 	/* a second snapshot prunes nothing it still needs and keeps what it had */
 	s = take_and_load(store);
-	s = rr_snapshot_free(s);
-	assert_int_equal(rr_snapshot_load(tmp, &s, &e), RR_E_NOTFOUND); /* no manifest there */
+	s = rr_store_free(s);
+	assert_int_equal(rr_store_load(tmp, &s, &e), RR_E_NOTFOUND); /* no manifest there */
 	rr_error_release(&e);
 }
 
@@ -334,29 +334,29 @@ static void test_damaged_before(void **state)
 	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
 	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
 	const char *sites[] = {site};
-	struct rr_snapshot_dist d = {"triton", "1.0+rocm", di, site};
-	struct rr_snapshot_spec sp = {root, sites, 1, &d, 1};
-	struct rr_snapshot_stats st;
-	struct rr_snapshot *s = NULL;
-	struct rr_snapshot_result r;
+	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
+	struct rr_store_spec sp = {root, sites, 1, &d, 1};
+	struct rr_store_stats st;
+	struct rr_store *s = NULL;
+	struct rr_store_result r;
 	rr_error e = RR_ERROR_INIT;
 	(void)state;
 
 	puts_("venv/site/triton/language/core.py", "edited before\n");
-	assert_int_equal(rr_snapshot_take(store, &sp, &st, &e), RR_OK);
+	assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_OK);
 	assert_int_equal(st.unverified, 1);
-	assert_int_equal(rr_snapshot_load(store, &s, &e), RR_OK);
+	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
 	/* the quick check sees an untouched inode; the full one finds it and cannot help */
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 0);
-	rr_snapshot_result_release(&r);
-	assert_int_equal(rr_snapshot_check(s, RR_SNAPSHOT_REPAIR | RR_SNAPSHOT_FULL, &r, &e), RR_OK);
+	rr_store_result_release(&r);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 1);
 	assert_int_equal(r.nlost, 1);
 	assert_true(listed(r.lost, r.nlost, "core.py (of triton 1.0+rocm): the snapshot holds no copy"));
 	assert_true(same("venv/site/triton/language/core.py", "edited before\n", 14));
-	rr_snapshot_result_release(&r);
-	s = rr_snapshot_free(s);
+	rr_store_result_release(&r);
+	s = rr_store_free(s);
 }
 
 int main(void)

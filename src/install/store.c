@@ -1,6 +1,6 @@
 /*
- * snapshot.c - keep the protected distributions' bytes before an install, put them back after.
- * See include/rocm-resolve/snapshot.h for the store's layout and the hard-link trade-off.
+ * store.c - the install store: keep the protected distributions' bytes before an install, put them back after.
+ * See include/rocm-resolve/store.h for the store's layout and the hard-link trade-off.
  *
  * Manifest format (one record a line, fields separated by tabs, the path always last so that
  * it may hold tabs; a path holding a newline is never recorded):
@@ -30,7 +30,7 @@
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/sha256.h"
-#include "rocm-resolve/snapshot.h"
+#include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
 
@@ -59,7 +59,7 @@ struct packed {
 	uint64_t off, size;
 };
 
-struct rr_snapshot {
+struct rr_store {
 	char *dir; /* the store, or NULL when parsed from text */
 	char *pack; /* file name of the pack in dir, or NULL */
 	struct packed *packed; /* sorted by hash */
@@ -92,7 +92,7 @@ static int cmp_packed(const void *a, const void *b)
 	return strcmp(((const struct packed *)a)->hash, ((const struct packed *)b)->hash);
 }
 
-static const struct packed *find_packed(const struct rr_snapshot *s, const char *hash)
+static const struct packed *find_packed(const struct rr_store *s, const char *hash)
 {
 	struct packed key;
 
@@ -106,7 +106,7 @@ static bool in_sorted(char *const *v, size_t n, const char *s)
 	return n && bsearch(&s, v, n, sizeof(*v), cmp_str);
 }
 
-static const struct sfile *find_file(const struct rr_snapshot *s, const char *path)
+static const struct sfile *find_file(const struct rr_store *s, const char *path)
 {
 	struct sfile key = {.path = (char *)path};
 
@@ -426,7 +426,7 @@ static void split_dist_info(const char *base, char **name, char **version)
 
 /* ---------------------------------------------------------------- the snapshot value */
 
-struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s)
+struct rr_store *rr_store_free(struct rr_store *s)
 {
 	if (!s)
 		return NULL;
@@ -459,22 +459,22 @@ struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s)
 	return NULL;
 }
 
-const char *rr_snapshot_venv_root(const struct rr_snapshot *s)
+const char *rr_store_venv_root(const struct rr_store *s)
 {
 	return s->root;
 }
 
-size_t rr_snapshot_nfiles(const struct rr_snapshot *s)
+size_t rr_store_nfiles(const struct rr_store *s)
 {
 	return s->nfiles;
 }
 
-size_t rr_snapshot_ndists(const struct rr_snapshot *s)
+size_t rr_store_ndists(const struct rr_store *s)
 {
 	return s->ndists;
 }
 
-char *rr_snapshot_dir(const char *cache_root, const char *venv_root)
+char *rr_store_dir(const char *cache_root, const char *venv_root)
 {
 	char hex[65];
 
@@ -483,7 +483,7 @@ char *rr_snapshot_dir(const char *cache_root, const char *venv_root)
 	return rr_xasprintf("%s/snapshots/%s", cache_root, hex);
 }
 
-static void format_manifest(const struct rr_snapshot *s, struct rr_strbuf *out)
+static void format_manifest(const struct rr_store *s, struct rr_strbuf *out)
 {
 	rr_strbuf_adds(out, MANIFEST_MAGIC "\n");
 	rr_strbuf_addf(out, "root\t%s\n", s->root);
@@ -550,10 +550,10 @@ static bool parse_i64(const char *s, int64_t *v)
 	return true;
 }
 
-rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct rr_snapshot **ret,
+rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_store **ret,
 			 rr_error *err)
 {
-	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	struct rr_store *s = rr_xcalloc(1, sizeof(*s));
 	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
 	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0, kcap = 0;
 	unsigned lineno = 0;
@@ -561,7 +561,7 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 	rr_err rc = RR_OK;
 
 	if (memchr(text, '\0', len) || strncmp(buf, MANIFEST_MAGIC "\n", strlen(MANIFEST_MAGIC) + 1)) {
-		rr_snapshot_free(s);
+		rr_store_free(s);
 		return rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "not a rocm-resolve snapshot "
 				  "manifest (expected '%s')", MANIFEST_MAGIC);
 	}
@@ -585,7 +585,7 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 			char *z = next_field(&rest, true);
 			struct packed pk = {0};
 			if (!h || !o || !z || !valid_hash(h) || !parse_u64(o, &pk.off) ||
-			    !parse_u64(z, &pk.size) || pk.size > RR_SNAPSHOT_COPY_MAX) {
+			    !parse_u64(z, &pk.size) || pk.size > RR_STORE_COPY_MAX) {
 				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL,
 						"malformed packed line");
 				break;
@@ -642,13 +642,13 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 	if (!rc && (!s->root || s->root[0] != '/'))
 		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "no venv root in the manifest");
 	if (rc) {
-		rr_snapshot_free(s);
+		rr_store_free(s);
 		return rc;
 	}
 	if (!rc && s->npacked && !s->pack)
 		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "packed files but no pack");
 	if (rc) {
-		rr_snapshot_free(s);
+		rr_store_free(s);
 		return rc;
 	}
 	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
@@ -668,11 +668,11 @@ rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct 
 	return RR_OK;
 }
 
-rr_err rr_snapshot_load(const char *dir, struct rr_snapshot **ret, rr_error *err)
+rr_err rr_store_load(const char *dir, struct rr_store **ret, rr_error *err)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-	struct rr_snapshot *s;
+	struct rr_store *s;
 	struct stat st;
 	rr_err rc;
 
@@ -681,7 +681,7 @@ rr_err rr_snapshot_load(const char *dir, struct rr_snapshot **ret, rr_error *err
 	if (!read_small(path, MAX_MANIFEST, &sb))
 		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path,
 			       errno ? strerror(errno) : "too large");
-	rc = rr_snapshot_parse(sb.buf ? sb.buf : "", sb.len, path, &s, err);
+	rc = rr_store_parse(sb.buf ? sb.buf : "", sb.len, path, &s, err);
 	if (rc)
 		return rc;
 	s->dir = rr_xstrdup(dir);
@@ -709,7 +709,7 @@ static int lock_store(const char *dir, rr_error *err)
 	return fd;
 }
 
-static void add_file(struct rr_snapshot *s, size_t *fcap, size_t dist, char *path, const char *hash)
+static void add_file(struct rr_store *s, size_t *fcap, size_t dist, char *path, const char *hash)
 {
 	struct sfile *f = &RR_PUSH(s->files, s->nfiles, *fcap);
 
@@ -719,7 +719,7 @@ static void add_file(struct rr_snapshot *s, size_t *fcap, size_t dist, char *pat
 	snprintf(f->hash, sizeof(f->hash), "%s", hash);
 }
 
-static bool path_allowed(const struct rr_snapshot *s, const char *site, const char *path)
+static bool path_allowed(const struct rr_store *s, const char *site, const char *path)
 {
 	return !strchr(path, '\n') && (under(path, s->root) || under(path, site));
 }
@@ -728,7 +728,7 @@ static bool path_allowed(const struct rr_snapshot *s, const char *site, const ch
  * may repair remove path? Lexically inside the venv or the site, and so is the directory
  * it really lives in: a symlinked directory must not lead an unlink out of the venv
  */
-static bool safe_to_remove(const struct rr_snapshot *s, const char *site, const char *path)
+static bool safe_to_remove(const struct rr_store *s, const char *site, const char *path)
 {
 	RR_AUTOFREE char *parent = rr_xstrdup(path);
 	char real[PATH_MAX], rroot[PATH_MAX], rsite[PATH_MAX];
@@ -770,7 +770,7 @@ static void walk_dist_info(const char *dir, char ***out, size_t *n, size_t *cap)
 	closedir(d);
 }
 
-static void list_present(struct rr_snapshot *s)
+static void list_present(struct rr_store *s)
 {
 	size_t cap = 0;
 
@@ -789,10 +789,10 @@ static void list_present(struct rr_snapshot *s)
 }
 
 /* the manifest for spec, with hashes (RECORD's, or computed) but no stat fields yet */
-static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
-				   struct rr_snapshot_stats *st)
+static struct rr_store *collect(const struct rr_store_spec *spec,
+				   struct rr_store_stats *st)
 {
-	struct rr_snapshot *s = rr_xcalloc(1, sizeof(*s));
+	struct rr_store *s = rr_xcalloc(1, sizeof(*s));
 	size_t scap = 0, dcap = 0, fcap = 0;
 
 	s->root = rr_path_normalize("/", spec->venv_root);
@@ -800,7 +800,7 @@ static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
 		RR_PUSH(s->sites, s->nsites, scap) = rr_path_normalize("/", spec->sites[i]);
 	list_present(s);
 	for (size_t i = 0; i < spec->ndists; i++) {
-		const struct rr_snapshot_dist *sd = &spec->dists[i];
+		const struct rr_store_dist *sd = &spec->dists[i];
 		struct rec *recs = NULL;
 		size_t nrecs = 0, mcap = 0, nextra = 0, xcap = 0;
 		char **extra = NULL;
@@ -871,7 +871,7 @@ static struct rr_snapshot *collect(const struct rr_snapshot_spec *spec,
 	return s;
 }
 
-static bool write_manifest(const char *dir, const struct rr_snapshot *s, rr_error *err)
+static bool write_manifest(const char *dir, const struct rr_store *s, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
 	char rnd[17];
@@ -908,7 +908,7 @@ static bool write_manifest(const char *dir, const struct rr_snapshot *s, rr_erro
 }
 
 /* objects no big file of s refers to (an older snapshot's); packs other than s->pack */
-static void prune_store(const char *dir, const char *objdir, const struct rr_snapshot *s)
+static void prune_store(const char *dir, const char *objdir, const struct rr_store *s)
 {
 	DIR *d = opendir(objdir);
 	struct dirent *de;
@@ -916,7 +916,7 @@ static void prune_store(const char *dir, const char *objdir, const struct rr_sna
 	size_t nkeep = 0;
 
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].size > RR_SNAPSHOT_COPY_MAX)
+		if (s->files[i].size > RR_STORE_COPY_MAX)
 			keep[nkeep++] = (char *)s->files[i].hash;
 	rr_qsort(keep, nkeep, sizeof(*keep), cmp_str);
 	while (d && (de = readdir(d))) {
@@ -993,8 +993,8 @@ static int cmp_file_hash(const void *a, const void *b)
  * their hash go in: from the previous pack when it holds them, else from the venv's file,
  * so damage present when the snapshot is taken is never kept as the good copy
  */
-static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr_snapshot *s,
-		       struct rr_snapshot_stats *st, rr_error *err)
+static bool write_pack(const char *dir, const struct rr_store *old, struct rr_store *s,
+		       struct rr_store_stats *st, rr_error *err)
 {
 	const struct sfile **small = rr_xcalloc(s->nfiles + 1, sizeof(*small));
 	size_t nsmall = 0, kcap = 0;
@@ -1002,14 +1002,14 @@ static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr
 	RR_AUTOFREE char *tmp = NULL;
 	RR_AUTOFREE char *final = NULL;
 	RR_AUTOFREE char *oldpath = old && old->pack ? rr_xasprintf("%s/%s", dir, old->pack) : NULL;
-	RR_AUTOFREE char *buf = rr_xmalloc(RR_SNAPSHOT_COPY_MAX + 1);
+	RR_AUTOFREE char *buf = rr_xmalloc(RR_STORE_COPY_MAX + 1);
 	int oldfd = oldpath ? open(oldpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
 	int fd;
 	uint64_t off = 0;
 	bool ok = true;
 
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].ctime_ns != -1 && s->files[i].size <= RR_SNAPSHOT_COPY_MAX)
+		if (s->files[i].ctime_ns != -1 && s->files[i].size <= RR_STORE_COPY_MAX)
 			small[nsmall++] = &s->files[i];
 	rr_qsort(small, nsmall, sizeof(*small), cmp_file_hash);
 	random_name(rnd);
@@ -1045,7 +1045,7 @@ static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr
 			if (in < 0)
 				continue;
 			len = (size_t)fst.st_size;
-			have = len <= RR_SNAPSHOT_COPY_MAX && read_exact(in, buf, len, -1) &&
+			have = len <= RR_STORE_COPY_MAX && read_exact(in, buf, len, -1) &&
 			       bytes_match(buf, len, f->hash);
 			close(in);
 		}
@@ -1078,12 +1078,12 @@ static bool write_pack(const char *dir, const struct rr_snapshot *old, struct rr
 	return true;
 }
 
-rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
-			struct rr_snapshot_stats *stats, rr_error *err)
+rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
+			struct rr_store_stats *stats, rr_error *err)
 {
-	struct rr_snapshot_stats st = {0};
+	struct rr_store_stats st = {0};
 	RR_AUTOFREE char *objdir = rr_xasprintf("%s/objects", dir);
-	struct rr_snapshot *s, *old = NULL;
+	struct rr_store *s, *old = NULL;
 	rr_error ignored = RR_ERROR_INIT;
 	int lock;
 	bool ok = true;
@@ -1096,7 +1096,7 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 	if (lock < 0)
 		return err->code;
 	/* the previous snapshot's pack, to take verified small files from */
-	if (rr_snapshot_load(dir, &old, &ignored))
+	if (rr_store_load(dir, &old, &ignored))
 		rr_error_release(&ignored);
 	s = collect(spec, &st);
 	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
@@ -1112,7 +1112,7 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 			f->ctime_ns = -1;
 			continue;
 		}
-		if ((uint64_t)fs.st_size <= RR_SNAPSHOT_COPY_MAX) {
+		if ((uint64_t)fs.st_size <= RR_STORE_COPY_MAX) {
 			/* small: into the pack below */
 		} else if (lstat(obj, &os) == 0 && os.st_size == fs.st_size) {
 			st.reused++;
@@ -1149,8 +1149,8 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 		ok = write_manifest(dir, s, err);
 	if (ok)
 		prune_store(dir, objdir, s);
-	rr_snapshot_free(old);
-	rr_snapshot_free(s);
+	rr_store_free(old);
+	rr_store_free(s);
 	close(lock);
 	if (!ok)
 		return err->code;
@@ -1161,7 +1161,7 @@ rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
 
 /* ---------------------------------------------------------------- checking and repairing */
 
-void rr_snapshot_result_release(struct rr_snapshot_result *r)
+void rr_store_result_release(struct rr_store_result *r)
 {
 	char **lists[] = {r->changed, r->intruders, r->restored, r->removed, r->lost};
 	size_t ns[] = {r->nchanged, r->nintruders, r->nrestored, r->nremoved, r->nlost};
@@ -1208,7 +1208,7 @@ static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
  * inode is new and gigabytes of libraries must be hashed; one core would make that slow
  */
 struct state_pool {
-	const struct rr_snapshot *s;
+	const struct rr_store *s;
 	bool full;
 	unsigned char *state, *hashed;
 	atomic_size_t next;
@@ -1227,7 +1227,7 @@ static void *state_worker(void *arg)
 	return NULL;
 }
 
-static void all_states(const struct rr_snapshot *s, bool full, unsigned char *state,
+static void all_states(const struct rr_store *s, bool full, unsigned char *state,
 		       unsigned char *hashed)
 {
 	struct state_pool pool = {.s = s, .full = full, .state = state, .hashed = hashed};
@@ -1251,7 +1251,7 @@ struct intruder {
 	char *dir, *site, *name, *version, *why;
 };
 
-static void find_intruders(const struct rr_snapshot *s, struct intruder **ret, size_t *nret)
+static void find_intruders(const struct rr_store *s, struct intruder **ret, size_t *nret)
 {
 	struct intruder *v = NULL;
 	size_t n = 0, cap = 0;
@@ -1320,8 +1320,8 @@ static void intruders_free(struct intruder *v, size_t n)
 	free(v);
 }
 
-static void remove_intruder(const struct rr_snapshot *s, const struct intruder *it,
-			    struct rr_snapshot_result *r)
+static void remove_intruder(const struct rr_store *s, const struct intruder *it,
+			    struct rr_store_result *r)
 {
 	struct rec *recs = NULL;
 	size_t nrecs = 0, nfiles = 0;
@@ -1349,8 +1349,8 @@ static void remove_intruder(const struct rr_snapshot *s, const struct intruder *
  * of a wheel with the same name and version): the files its RECORD lists that the protected
  * RECORD does not are its own, and go
  */
-static void remove_replacement(const struct rr_snapshot *s, size_t dist,
-			       struct rr_snapshot_result *r)
+static void remove_replacement(const struct rr_store *s, size_t dist,
+			       struct rr_store_result *r)
 {
 	const struct sdist *d = &s->dists[dist];
 	RR_AUTOFREE char *record = rr_xasprintf("%s/RECORD", d->dir);
@@ -1378,7 +1378,7 @@ static void remove_replacement(const struct rr_snapshot *s, size_t dist,
 }
 
 /* a small file back from the pack into tmp; NULL on success, else why not */
-static char *unpack_to(const struct rr_snapshot *s, const struct sfile *f, const char *tmp)
+static char *unpack_to(const struct rr_store *s, const struct sfile *f, const char *tmp)
 {
 	const struct packed *pk = find_packed(s, f->hash);
 	RR_AUTOFREE char *pack = s->pack ? rr_xasprintf("%s/%s", s->dir, s->pack) : NULL;
@@ -1416,14 +1416,14 @@ static char *unpack_to(const struct rr_snapshot *s, const struct sfile *f, const
 }
 
 /* put one file back from its object or the pack; NULL on success, else why not */
-static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
+static char *restore_file(const struct rr_store *s, const struct sfile *f)
 {
 	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
 	RR_AUTOFREE char *parent = rr_xstrdup(f->path);
 	RR_AUTOFREE char *tmp = NULL;
 	char h[44], rnd[17];
 	struct stat st;
-	bool small = f->size <= RR_SNAPSHOT_COPY_MAX;
+	bool small = f->size <= RR_STORE_COPY_MAX;
 
 	if (!small && lstat(obj, &st))
 		return rr_xstrdup("the snapshot holds no copy of it");
@@ -1452,10 +1452,10 @@ static char *restore_file(const struct rr_snapshot *s, const struct sfile *f)
 	return NULL;
 }
 
-rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_snapshot_result *r,
+rr_err rr_store_check(const struct rr_store *s, unsigned flags, struct rr_store_result *r,
 			 rr_error *err)
 {
-	bool repair = flags & RR_SNAPSHOT_REPAIR, full = flags & RR_SNAPSHOT_FULL;
+	bool repair = flags & RR_STORE_REPAIR, full = flags & RR_STORE_FULL;
 	struct intruder *its = NULL;
 	size_t nits = 0;
 	unsigned char *bad = rr_xcalloc(s->nfiles + 1, 1);

@@ -1,37 +1,39 @@
 /*
- * snapshot.h - the exact bytes of the protected distributions, kept so that an install that
- * damaged them can be undone. The ROCm wheels in the images cannot be downloaded again: the
- * snapshot is their only other copy.
+ * store.h - the install store: the exact bytes of the protected distributions, kept so that
+ * an install that damaged them can be undone. The ROCm wheels in the images cannot be
+ * downloaded again: the store is their only other copy. Each `install` takes a snapshot into
+ * it (rr_store_take); `restore` and the install transaction check the venv against the last
+ * one (rr_store_check).
  *
- *   struct rr_snapshot_spec sp = {.venv_root = root, .sites = sites, .nsites = ns,
- *                                 .dists = dists, .ndists = nd};
- *   RR_AUTOFREE char *dir = rr_snapshot_dir(cache_root, root);
- *   rc = rr_snapshot_take(dir, &sp, &stats, err);        before the installer runs
+ *   struct rr_store_spec sp = {.venv_root = root, .sites = sites, .nsites = ns,
+ *                              .dists = dists, .ndists = nd};
+ *   RR_AUTOFREE char *dir = rr_store_dir(cache_root, root);
+ *   rc = rr_store_take(dir, &sp, &stats, err);        before the installer runs
  *   ... the installer runs ...
- *   struct rr_snapshot *s;
- *   rc = rr_snapshot_load(dir, &s, err);                 RR_E_NOTFOUND: none was taken
- *   struct rr_snapshot_result r = {0};
- *   rc = rr_snapshot_check(s, true, &r, err);            true: repair what differs
- *   rr_snapshot_result_release(&r);
- *   s = rr_snapshot_free(s);
+ *   struct rr_store *s;
+ *   rc = rr_store_load(dir, &s, err);                 RR_E_NOTFOUND: none was taken
+ *   struct rr_store_result r = {0};
+ *   rc = rr_store_check(s, true, &r, err);            true: repair what differs
+ *   rr_store_result_release(&r);
+ *   s = rr_store_free(s);
  *
  * What is kept, in <cache>/snapshots/<venv id>/ (the id is a hash of the venv root):
  *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content of a file over
- *       RR_SNAPSHOT_COPY_MAX (the libraries: nearly all of the bytes): a hard link to the
+ *       RR_STORE_COPY_MAX (the libraries: nearly all of the bytes): a hard link to the
  *       installed file (free on the same filesystem), or a copy where link() fails (EXDEV,
  *       EPERM, EMLINK, ...). One already there from an earlier snapshot is kept.
  *   pack-<random>  the smaller files (the .py files and headers: nearly all of the files,
  *       which editors and tools rewrite in place) as copies, one after the other in one
  *       file: a file each would cost an inode each. Only bytes that match their RECORD hash
  *       go in, taken from the previous pack when it has them, else from the venv.
- *   manifest  (text; `rr_snapshot_parse`) the venv root, its site directories, every
+ *   manifest  (text; `rr_store_parse`) the venv root, its site directories, every
  *       .dist-info present, and per protected distribution its top-level modules and every
  *       file: each RECORD entry and each file of the .dist-info, with the RECORD hash (computed
  *       for entries RECORD lists without one; .pyc files are left out: Python rebuilds them),
  *       size, mode, and the inode, mtime and ctime the file had when the snapshot was taken.
  *
  * check compares every file with the snapshot: an unchanged inode with the same size, mtime
- * and ctime is the same file (no hashing; RR_SNAPSHOT_FULL hashes it anyway, which also finds
+ * and ctime is the same file (no hashing; RR_STORE_FULL hashes it anyway, which also finds
  * damage older than the snapshot); anything else is hashed against the RECORD hash.
  * A distribution that was not present at snapshot time and ships a protected top-level module
  * or has a protected distribution's name is an intruder (PyPI triton over pytorch-triton-rocm's
@@ -48,29 +50,29 @@
  * restored. Paths outside the venv root and the distribution's site directory are never
  * written or removed. A lock file serialises snapshots and repairs of one venv.
  */
-#ifndef RR_SNAPSHOT_H
-#define RR_SNAPSHOT_H
+#ifndef RR_STORE_H
+#define RR_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "rocm-resolve/error.h"
 
-struct rr_snapshot_dist {
+struct rr_store_dist {
 	const char *name, *version;
 	const char *dist_info_dir; /* absolute */
 	const char *site;	   /* absolute: the site directory RECORD paths are relative to */
 };
 
-struct rr_snapshot_spec {
+struct rr_store_spec {
 	const char *venv_root; /* absolute */
 	const char *const *sites;
 	size_t nsites;
-	const struct rr_snapshot_dist *dists;
+	const struct rr_store_dist *dists;
 	size_t ndists;
 };
 
-struct rr_snapshot_stats {
+struct rr_store_stats {
 	size_t dists, files;
 	size_t linked;	 /* new objects made by link() */
 	size_t copied;	 /* new objects copied (link() failed) */
@@ -83,9 +85,9 @@ struct rr_snapshot_stats {
 	unsigned long long bytes_copied;
 };
 
-struct rr_snapshot;
+struct rr_store;
 
-struct rr_snapshot_result {
+struct rr_store_result {
 	size_t files;	   /* files compared */
 	size_t hashed;	   /* of which hashed (their inode or times changed) */
 	char **changed;	   /* "triton/__init__.py (of triton 3.5.1+rocm...) differs" */
@@ -101,34 +103,34 @@ struct rr_snapshot_result {
 };
 
 /* <cache_root>/snapshots/<first 16 hex digits of sha256(venv_root)> */
-char *rr_snapshot_dir(const char *cache_root, const char *venv_root);
+char *rr_store_dir(const char *cache_root, const char *venv_root);
 /* replaces the manifest in dir (created with its parents); stats may be NULL */
-rr_err rr_snapshot_take(const char *dir, const struct rr_snapshot_spec *spec,
-			struct rr_snapshot_stats *stats, rr_error *err) RR_WUR;
+rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
+			struct rr_store_stats *stats, rr_error *err) RR_WUR;
 /* RR_E_NOTFOUND when dir holds no manifest; RR_E_DATA for a malformed one */
-rr_err rr_snapshot_load(const char *dir, struct rr_snapshot **ret, rr_error *err) RR_WUR;
+rr_err rr_store_load(const char *dir, struct rr_store **ret, rr_error *err) RR_WUR;
 /* a manifest's text (what load reads); name is used in error messages */
-rr_err rr_snapshot_parse(const char *text, size_t len, const char *name, struct rr_snapshot **ret,
+rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_store **ret,
 			 rr_error *err) RR_WUR;
-const char *rr_snapshot_venv_root(const struct rr_snapshot *s);
-size_t rr_snapshot_nfiles(const struct rr_snapshot *s);
-size_t rr_snapshot_ndists(const struct rr_snapshot *s);
+const char *rr_store_venv_root(const struct rr_store *s);
+size_t rr_store_nfiles(const struct rr_store *s);
+size_t rr_store_ndists(const struct rr_store *s);
 /* files up to this size are kept as copies, larger ones as hard links (see above) */
-#define RR_SNAPSHOT_COPY_MAX (1u << 20)
+#define RR_STORE_COPY_MAX (1u << 20)
 
 enum {
-	RR_SNAPSHOT_REPAIR = 1, /* remove intruders, put changed files back */
-	RR_SNAPSHOT_FULL = 2,	/* hash every file, even one whose inode and times are unchanged */
+	RR_STORE_REPAIR = 1, /* remove intruders, put changed files back */
+	RR_STORE_FULL = 2,	/* hash every file, even one whose inode and times are unchanged */
 };
 
 /*
- * compare the venv with the snapshot (flags: RR_SNAPSHOT_*). What differs is in *r
+ * compare the venv with the snapshot (flags: RR_STORE_*). What differs is in *r
  * (r->changed/intruders as found before any repair); fails only when the store cannot be
  * used (RR_E_IO) or locked
  */
-rr_err rr_snapshot_check(const struct rr_snapshot *s, unsigned flags, struct rr_snapshot_result *r,
+rr_err rr_store_check(const struct rr_store *s, unsigned flags, struct rr_store_result *r,
 			 rr_error *err) RR_WUR;
-void rr_snapshot_result_release(struct rr_snapshot_result *r);
-struct rr_snapshot *rr_snapshot_free(struct rr_snapshot *s);
+void rr_store_result_release(struct rr_store_result *r);
+struct rr_store *rr_store_free(struct rr_store *s);
 
 #endif
