@@ -127,7 +127,20 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o);
 struct rr_flow *rr_flow_free(struct rr_flow *f);
 
-/* the default cache directory for the given environment (caller frees); NULL when none */
+/*
+ * step 3 again, for a venv an installer has changed since rr_flow_open: the environment
+ * and its protected stack are read anew (the plan and warnings stay as they were)
+ */
+rr_err rr_flow_reload_env(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
+
+/*
+ * the directories of the XDG base directory rule, the one rule for each (caller frees;
+ * NULL when none can be found): explicit_dir when given, else $XDG_<X>_HOME/rocm-resolve
+ * when that is absolute, else ~/<fallback>/rocm-resolve. Cache: what can be fetched again
+ * ($XDG_CACHE_HOME, ~/.cache). State: what cannot, and must survive `rm -rf ~/.cache`
+ * (the install store; $XDG_STATE_HOME, ~/.local/state)
+ */
 char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
+char *rr_flow_state_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
 
 #endif

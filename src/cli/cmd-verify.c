@@ -10,61 +10,19 @@
 #include "cli.h"
 #include "session.h"
 #include "verify-run.h"
-#include "rocm-resolve/stack.h"
+#include "rocm-resolve/install.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/verify.h"
 
 int rr_cli_verify_session(struct rr_cli *cli, struct rr_session *s, struct rr_verify_report **ret)
 {
-	struct rr_verify_opts o = {0};
-	struct rr_verify_dist *dists;
-	const char **sites;
-	RR_AUTOFREE char *python = rr_xasprintf("%s/bin/python", s->venv->root);
-	RR_AUTOFREE char *torch_lib = NULL;
-	const char *sysroot = getenv("RR_SYSROOT");
-	const char *rocm = getenv("ROCM_PATH");
-	RR_AUTOFREE char *rocm_buf = NULL;
+	struct rr_install_opts o = {.flow = s->opts, .backend = cli->backend};
 	rr_error err = RR_ERROR_INIT;
-	struct stat st;
 	rr_err rc;
 
-	dists = rr_xcalloc(s->stack->n + 1, sizeof(*dists));
-	for (size_t i = 0; i < s->stack->n; i++) {
-		const struct rr_protected *p = &s->stack->items[i];
-		dists[i].name = p->name;
-		dists[i].version = p->version;
-		dists[i].dist_info_dir = p->dist ? p->dist->path : NULL;
-	}
-	sites = rr_xcalloc(s->venv->nbridged_sites + 2, sizeof(*sites));
-	if (s->venv->site_packages)
-		sites[o.nsite_dirs++] = s->venv->site_packages;
-	for (size_t i = 0; i < s->venv->nbridged_sites; i++)
-		sites[o.nsite_dirs++] = s->venv->bridged_sites[i];
-	o.site_dirs = sites;
-	o.protected_dists = dists;
-	o.nprotected = s->stack->n;
-	o.python = stat(python, &st) == 0 ? python : NULL;
-	for (size_t i = 0; i < o.nsite_dirs && !torch_lib; i++) {
-		char *cand = rr_xasprintf("%s/torch/lib", sites[i]);
-		if (stat(cand, &st) == 0)
-			torch_lib = cand;
-		else
-			free(cand);
-	}
-	o.torch_lib_dir = torch_lib;
-	if (!rocm || !*rocm)
-		rocm = s->venv->rocm_path;
-	if (!rocm || !*rocm)
-		rocm = rocm_buf = rr_xasprintf("%s/opt/rocm", sysroot ? sysroot : "");
-	o.rocm_path = rocm;
-	o.sysfs_root = sysroot && *sysroot ? sysroot : "/";
-	o.backend = cli->backend;
-	o.torch_is_cuda = s->venv->torch_cuda != NULL;
-	o.timeout_ms = cli->timeout_s ? cli->timeout_s * 1000 : 0;
-	rc = rr_verify_run(&o, ret, &err);
-	free(dists);
-	free(sites);
+	o.verify_timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
+	rc = rr_install_verify(&o, s->flow, ret, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);

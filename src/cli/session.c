@@ -26,6 +26,11 @@ static long long mono_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+bool rr_cli_progress_tty(void)
+{
+	return isatty(STDERR_FILENO) && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
+}
+
 static void progress_clear(struct rr_session *s)
 {
 	if (s->progress_shown)
@@ -51,7 +56,7 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 	s->progress_shown = true;
 }
 
-static void fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
+void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
 {
 	memset(o, 0, sizeof(*o));
 	o->inputs = (const char *const *)cli->inputs;
@@ -97,10 +102,10 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 	rr_err rc;
 
 	memset(s, 0, sizeof(*s));
-	fill_opts(&s->opts, cli, want_inputs);
+	rr_session_fill_opts(&s->opts, cli, want_inputs);
 	s->opts.observe_ctx = s;
 	s->verbosity = cli->verbosity;
-	s->tty = isatty(STDERR_FILENO) && !(getenv("TERM") && strcmp(getenv("TERM"), "dumb") == 0);
+	s->tty = rr_cli_progress_tty();
 	rc = rr_flow_open(&s->opts, &s->flow, &err);
 	if (rc) {
 		rr_cli_print_error(&err);
@@ -120,6 +125,21 @@ void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli)
 		rr_cli_warn(cli, "%s", s->flow->warnings[i]);
 }
 
+void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,
+			    const struct rr_flow *f, size_t before)
+{
+	progress_clear(s);
+	/* what the index steps found (CUDA indexes left out, unresolvable URLs) */
+	for (size_t i = before; i < f->nwarnings; i++)
+		rr_cli_warn(cli, "%s", f->warnings[i]);
+	if (f->resolved && f->plan)
+		rr_cli_info(cli,
+			    "resolved %zu packages in %zu decisions with %zu HTTP requests (%llu "
+			    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
+			    f->res.nlocked, f->res.steps, f->requests, f->bytes, f->range_requests,
+			    f->whole_files, f->cache_hits);
+}
+
 int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
 		      struct rr_plan **ret)
 {
@@ -128,22 +148,12 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 	rr_err rc;
 
 	rc = rr_flow_plan(s->flow, &s->opts, &err);
-	progress_clear(s);
-	/* what the index steps found (CUDA indexes left out, unresolvable URLs) */
-	for (size_t i = before; i < s->flow->nwarnings; i++)
-		rr_cli_warn(cli, "%s", s->flow->warnings[i]);
+	rr_session_report_plan(s, cli, s->flow, before);
 	if (rc) {
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
 		return rr_cli_exit_for(rc);
 	}
-	if (s->flow->resolved)
-		rr_cli_info(cli,
-			    "resolved %zu packages in %zu decisions with %zu HTTP requests (%llu "
-			    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
-			    s->flow->res.nlocked, s->flow->res.steps, s->flow->requests,
-			    s->flow->bytes, s->flow->range_requests, s->flow->whole_files,
-			    s->flow->cache_hits);
 	*ret = s->flow->plan;
 	s->flow->plan = NULL;
 	*res = s->flow->res;

@@ -61,6 +61,11 @@ static char *data_dir(const char *explicit_dir, const char *(*getenv_fn)(const c
 	return xdg_dir(explicit_dir, "XDG_DATA_HOME", ".local/share", getenv_fn);
 }
 
+char *rr_flow_state_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+{
+	return xdg_dir(explicit_dir, "XDG_STATE_HOME", ".local/state", getenv_fn);
+}
+
 /* the venv (--venv, $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda) or --stack FILE */
 static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_error *err)
 {
@@ -146,6 +151,25 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 fail:
 	rr_flow_free(f);
 	return rc;
+}
+
+rr_err rr_flow_reload_env(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
+{
+	struct rr_venv *v = NULL;
+	struct rr_stack *st = NULL;
+	rr_err rc = load_env(o, &v, err);
+
+	if (!rc)
+		rc = rr_stack_compute(v, f->policy, o->protect, o->nprotect, &st, err);
+	if (rc) {
+		rr_venv_free(v);
+		return rc;
+	}
+	rr_stack_free(f->stack);
+	rr_venv_free(f->venv);
+	f->venv = v;
+	f->stack = st;
+	return RR_OK;
 }
 
 /* ---- step 4: the indexes ------------------------------------------------- */

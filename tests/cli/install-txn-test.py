@@ -220,8 +220,10 @@ def main():
               "clobber: install names what it restored", r.stderr)
         check("artifactory" not in r.stderr + r.stdout and "--force-reinstall" not in r.stderr,
               "no reinstall commands for wheels that cannot be downloaded again", r.stderr)
-        check("warning: verify could not check" in r.stderr and "kernel:" in r.stderr,
+        check("warning: verify could not check kernel, torch (no usable GPU" in r.stderr,
               "no GPU: a warning naming what verify could not check", r.stderr)
+        check("\\x0a" not in r.stderr and r.stdout.count("kernel:") == 1 and "kernel:" not in r.stderr,
+              "no GPU: the report once, on stdout; no escaped newline on stderr", show(r))
         check("integrity: PASS" in r.stdout, "verify after the repair: integrity passes", r.stdout)
 
         # 2. the same damage, and the installer fails (exit 2): still checked and repaired

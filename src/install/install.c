@@ -1,0 +1,556 @@
+/*
+ * install.c - the install transaction and restore (see include/rocm-resolve/install.h).
+ *
+ * Before the installer runs, every file of every protected distribution is kept in the
+ * install store (store.c: hard links, copies across filesystems). Afterwards, whatever the
+ * installer's exit status (a half-finished install is when the stack breaks), the venv is
+ * compared with the snapshot: changed or vanished files are put back byte for byte,
+ * distributions that arrived and clash with a protected module are removed, and the result
+ * is checked again. The ROCm wheels cannot be downloaded again, so no "reinstall from the
+ * index" advice is given anywhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rocm-resolve/install.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/store.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+#include "rocm-resolve/verify.h"
+
+extern char **environ;
+
+static const char *env_of(const struct rr_install_opts *o, const char *name)
+{
+	const char *v = o->flow.getenv_fn ? o->flow.getenv_fn(name) : getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+static void emit(const struct rr_install_opts *o, struct rr_install_event ev)
+{
+	if (o->observe)
+		o->observe(o->observe_ctx, &ev);
+}
+
+static void warn(const struct rr_install_opts *o, const char *text)
+{
+	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_WARNING, .text = text});
+}
+
+static char *find_on_path(const struct rr_install_opts *o, const char *prog)
+{
+	const char *path = env_of(o, "PATH");
+	RR_AUTOFREE char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");
+	char *save = NULL;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = rr_xasprintf("%s/%s", dir, prog);
+		if (access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+	}
+	return NULL;
+}
+
+/* a private temporary file under $TMPDIR (else /tmp) holding contents; NULL on failure */
+static char *write_temp(const struct rr_install_opts *o, const char *what, const char *contents)
+{
+	const char *tmpdir = env_of(o, "TMPDIR");
+	char *path = rr_xasprintf("%s/rocm-resolve-%s-XXXXXX", tmpdir ? tmpdir : "/tmp", what);
+	int fd = mkstemp(path);
+	size_t len = strlen(contents);
+
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	if (write(fd, contents, len) != (ssize_t)len || close(fd)) {
+		int e = errno;
+		unlink(path);
+		free(path);
+		errno = e;
+		return NULL;
+	}
+	return path;
+}
+
+/* ---------------------------------------------------------------- the store */
+
+char *rr_install_store_dir(const struct rr_install_opts *o, const char *venv_root)
+{
+	RR_AUTOFREE char *root = o->store_dir && *o->store_dir
+					 ? rr_xstrdup(o->store_dir)
+					 : rr_flow_cache_dir(o->flow.cache_dir, o->flow.getenv_fn);
+	char real[PATH_MAX];
+
+	if (!root)
+		return NULL;
+	return rr_store_dir(root, realpath(venv_root, real) ? real : venv_root);
+}
+
+static rr_err store_dir_for(const struct rr_install_opts *o, const struct rr_flow *f, char **ret,
+			    rr_error *err)
+{
+	char *dir = rr_install_store_dir(o, f->venv->root);
+
+	if (!dir)
+		return rr_fail(err, RR_E_ENV, "no directory for the install store: set "
+					      "--cache-dir, XDG_CACHE_HOME or HOME");
+	*ret = dir;
+	return RR_OK;
+}
+
+static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flow *f,
+			    const char *dir, rr_error *err)
+{
+	const struct rr_venv *v = f->venv;
+	const struct rr_stack *stack = f->stack;
+	struct rr_store_dist *dists = rr_xcalloc(stack->n + 1, sizeof(*dists));
+	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
+	struct rr_store_spec spec = {.venv_root = v->root, .sites = sites, .dists = dists};
+	struct rr_store_stats st;
+	rr_err rc;
+
+	if (v->site_packages)
+		sites[spec.nsites++] = v->site_packages;
+	for (size_t i = 0; i < v->nbridged_sites; i++)
+		sites[spec.nsites++] = v->bridged_sites[i];
+	for (size_t i = 0; i < stack->n; i++) {
+		const struct rr_protected *p = &stack->items[i];
+		if (!p->dist || p->dist->egg_info)
+			continue;
+		dists[spec.ndists].name = p->name;
+		dists[spec.ndists].version = p->version;
+		dists[spec.ndists].dist_info_dir = p->dist->path;
+		dists[spec.ndists].site = p->dist->site;
+		spec.ndists++;
+	}
+	rc = rr_store_take(dir, &spec, &st, err);
+	free(dists);
+	free(sites);
+	if (rc) {
+		rr_error_prefix(err, "without a snapshot the protected stack could not be put "
+				     "back, so the installer was not run: ");
+		return rc;
+	}
+	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_STORED, .store_dir = dir,
+					  .stats = &st});
+	return RR_OK;
+}
+
+/*
+ * compare the venv with the snapshot in dir and repair it (flags: RR_STORE_FULL); the
+ * observer hears what was found and done. *damaged: still differs after the repair
+ */
+static rr_err check_and_repair(const struct rr_install_opts *o, const char *dir, const char *who,
+			       unsigned flags, bool *repaired, bool *damaged, rr_error *err)
+{
+	struct rr_store *snap = NULL;
+	struct rr_store_result r = {0}, again = {0};
+	struct rr_install_check c = {.who = who, .full = flags & RR_STORE_FULL, .found = &r};
+	rr_err rc;
+
+	*repaired = *damaged = false;
+	rc = rr_store_load(dir, &snap, err);
+	if (!rc)
+		rc = rr_store_check(snap, RR_STORE_REPAIR | flags, &r, err);
+	if (!rc && (r.nchanged || r.nintruders)) {
+		*repaired = true;
+		rc = rr_store_check(snap, flags & RR_STORE_FULL, &again, err);
+		if (!rc) {
+			c.again = &again;
+			*damaged = again.nchanged || again.nintruders;
+		}
+	}
+	if (!rc) {
+		c.ndists = rr_store_ndists(snap);
+		emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_CHECKED, .check = &c});
+	}
+	rr_store_result_release(&r);
+	rr_store_result_release(&again);
+	rr_store_free(snap);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- running the installer */
+
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t got_signal;
+static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP};
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t pid = (pid_t)child_pid;
+
+	(void)uc;
+	got_signal = sig;
+	/* a terminal's ^C or hangup (si_code SI_KERNEL) reaches the installer already */
+	if (pid > 0 && !(si && si->si_code == SI_KERNEL))
+		kill(pid, sig);
+}
+
+struct signals {
+	struct sigaction old[3];
+	bool caught;
+};
+
+static void catch_signals(struct signals *s)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	got_signal = 0;
+	for (size_t i = 0; i < RR_ARRAY_LEN(forwarded); i++)
+		sigaction(forwarded[i], &sa, &s->old[i]);
+	s->caught = true;
+}
+
+/* once nothing is left to clean up or finish, a signal may end the caller at once again */
+static void release_signals(struct signals *s)
+{
+	if (!s->caught)
+		return;
+	for (size_t i = 0; i < RR_ARRAY_LEN(forwarded); i++)
+		sigaction(forwarded[i], &s->old[i], NULL);
+	s->caught = false;
+}
+
+/* the installer's exit status (128 + signal when it died of one), or -1 */
+static int run_installer(char **argv, rr_error *err)
+{
+	posix_spawnattr_t attr;
+	sigset_t block, old, none, dfl;
+	pid_t pid;
+	int wstatus, rc;
+
+	sigemptyset(&block);
+	for (size_t i = 0; i < RR_ARRAY_LEN(forwarded); i++)
+		sigaddset(&block, forwarded[i]);
+	sigemptyset(&none);
+	/* the child starts with default dispositions (SIGPIPE may be ignored here), no mask */
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	for (size_t i = 0; i < RR_ARRAY_LEN(forwarded); i++)
+		sigaddset(&dfl, forwarded[i]);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	/* a signal between spawn and recording the pid stays pending, then is forwarded */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	rc = posix_spawn(&pid, argv[0], NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	if (rc == 0)
+		child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		rr_fail(err, RR_E_ENV, "cannot run '%s': %s", argv[0], strerror(rc));
+		return -1;
+	}
+	while (waitpid(pid, &wstatus, 0) < 0)
+		if (errno != EINTR) {
+			child_pid = 0;
+			rr_fail(err, RR_E_ENV, "cannot wait for '%s': %s", argv[0], strerror(errno));
+			return -1;
+		}
+	child_pid = 0;
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+/* ---------------------------------------------------------------- verify */
+
+rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *f,
+			 struct rr_verify_report **ret, rr_error *err)
+{
+	const struct rr_venv *v = f->venv;
+	const struct rr_stack *stack = f->stack;
+	struct rr_verify_opts vo = {0};
+	struct rr_verify_dist *dists = rr_xcalloc(stack->n + 1, sizeof(*dists));
+	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
+	RR_AUTOFREE char *python = rr_xasprintf("%s/bin/python", v->root);
+	RR_AUTOFREE char *torch_lib = NULL;
+	RR_AUTOFREE char *rocm_buf = NULL;
+	const char *sysroot = o->flow.sysroot;
+	const char *rocm = env_of(o, "ROCM_PATH");
+	struct stat st;
+	rr_err rc;
+
+	for (size_t i = 0; i < stack->n; i++) {
+		const struct rr_protected *p = &stack->items[i];
+		dists[i].name = p->name;
+		dists[i].version = p->version;
+		dists[i].dist_info_dir = p->dist ? p->dist->path : NULL;
+	}
+	if (v->site_packages)
+		sites[vo.nsite_dirs++] = v->site_packages;
+	for (size_t i = 0; i < v->nbridged_sites; i++)
+		sites[vo.nsite_dirs++] = v->bridged_sites[i];
+	vo.site_dirs = sites;
+	vo.protected_dists = dists;
+	vo.nprotected = stack->n;
+	vo.python = stat(python, &st) == 0 ? python : NULL;
+	for (size_t i = 0; i < vo.nsite_dirs && !torch_lib; i++) {
+		char *cand = rr_xasprintf("%s/torch/lib", sites[i]);
+		if (stat(cand, &st) == 0)
+			torch_lib = cand;
+		else
+			free(cand);
+	}
+	vo.torch_lib_dir = torch_lib;
+	if (!rocm)
+		rocm = v->rocm_path && *v->rocm_path ? v->rocm_path : NULL;
+	if (!rocm)
+		rocm = rocm_buf = rr_xasprintf("%s/opt/rocm", sysroot ? sysroot : "");
+	vo.rocm_path = rocm;
+	vo.sysfs_root = sysroot && *sysroot ? sysroot : "/";
+	vo.backend = o->backend;
+	vo.torch_is_cuda = v->torch_cuda != NULL;
+	vo.timeout_ms = (int)o->verify_timeout_ms;
+	rc = rr_verify_run(&vo, ret, err);
+	free(dists);
+	free(sites);
+	return rc;
+}
+
+static bool integrity_failed(const struct rr_verify_report *vr)
+{
+	for (size_t i = 0; i < RR_ARRAY_LEN(vr->stages); i++)
+		if (!strcmp(vr->stages[i].name, "integrity"))
+			return vr->stages[i].verdict == RR_VERDICT_FAIL;
+	return false;
+}
+
+/*
+ * verify the venv; when integrity fails although the quick check after the installer found
+ * nothing (damage older than this install, which the snapshot may still hold good bytes
+ * for), every file is hashed against the snapshot and repaired, and verify runs again
+ */
+static rr_err verify_after(const struct rr_install_opts *o, struct rr_flow *f, const char *dir,
+			   struct rr_install_result *r, rr_error *err)
+{
+	bool repaired = false;
+	rr_err rc = rr_install_verify(o, f, &r->verify, err);
+
+	if (rc || r->damaged || !integrity_failed(r->verify))
+		return rc;
+	rc = check_and_repair(o, dir, "something before this install", RR_STORE_FULL, &repaired,
+			      &r->damaged, err);
+	if (rc || !repaired)
+		return rc;
+	r->verify = rr_verify_report_free(r->verify);
+	rc = rr_flow_reload_env(f, &o->flow, err);
+	return rc ? rc : rr_install_verify(o, f, &r->verify, err);
+}
+
+/* ---------------------------------------------------------------- the transaction */
+
+void rr_install_result_release(struct rr_install_result *r)
+{
+	free(r->kept_plan);
+	rr_verify_report_free(r->verify);
+	memset(r, 0, sizeof(*r));
+	r->installer_status = -1;
+}
+
+struct txn {
+	const struct rr_install_opts *o;
+	struct rr_flow_opts fo;
+	struct rr_flow *flow;
+	char *uv, *python, *dir;
+	char *plan_path, *excl_path;
+	const char **argv;
+	size_t argc, cap;
+	struct signals sig;
+};
+
+static void txn_release(struct txn *t, bool keep_plan)
+{
+	if (t->plan_path && !keep_plan)
+		unlink(t->plan_path);
+	if (t->excl_path)
+		unlink(t->excl_path);
+	release_signals(&t->sig);
+	free(t->plan_path);
+	free(t->excl_path);
+	free(t->argv);
+	free(t->uv);
+	free(t->python);
+	free(t->dir);
+	rr_flow_free(t->flow);
+}
+
+/* which installer, and what it cannot honour */
+static rr_err choose_installer(struct txn *t, const char *excl, rr_error *err)
+{
+	const struct rr_install_opts *o = t->o;
+
+	t->python = rr_xasprintf("%s/bin/python", t->flow->venv->root);
+	if (!o->installer || strcmp(o->installer, "uv") == 0)
+		t->uv = find_on_path(o, "uv");
+	if (o->installer && strcmp(o->installer, "uv") == 0 && !t->uv)
+		return rr_fail(err, RR_E_ENV, "--installer uv but no 'uv' on PATH");
+	if (!t->uv && *excl) {
+		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
+		RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
+		for (const char *p = excl; *p;) {
+			size_t n = strcspn(p, "\n");
+			if (n && *p != '#')
+				rr_strbuf_addf(&names, "%s%.*s", names.len ? ", " : "", (int)n, p);
+			p += n + (p[n] == '\n');
+		}
+		rr_strbuf_addf(&msg, "pip has no --excludes: nothing stops it from installing %s as a "
+				     "dependency; the protected stack is snapshotted and will be put "
+				     "back if pip damages it (uv honours the exclusions)",
+			       names.buf);
+		warn(o, msg.buf);
+	}
+	return RR_OK;
+}
+
+static void build_argv(struct txn *t)
+{
+	const struct rr_install_opts *o = t->o;
+
+	if (t->uv) {
+		RR_PUSH(t->argv, t->argc, t->cap) = t->uv;
+		RR_PUSH(t->argv, t->argc, t->cap) = "pip";
+		RR_PUSH(t->argv, t->argc, t->cap) = "install";
+		RR_PUSH(t->argv, t->argc, t->cap) = "--python";
+		RR_PUSH(t->argv, t->argc, t->cap) = t->python;
+		if (t->excl_path) {
+			RR_PUSH(t->argv, t->argc, t->cap) = "--excludes";
+			RR_PUSH(t->argv, t->argc, t->cap) = t->excl_path;
+		}
+	} else {
+		RR_PUSH(t->argv, t->argc, t->cap) = t->python;
+		RR_PUSH(t->argv, t->argc, t->cap) = "-m";
+		RR_PUSH(t->argv, t->argc, t->cap) = "pip";
+		RR_PUSH(t->argv, t->argc, t->cap) = "install";
+	}
+	RR_PUSH(t->argv, t->argc, t->cap) = "-r";
+	RR_PUSH(t->argv, t->argc, t->cap) = t->plan_path;
+	for (size_t i = 0; i < o->npassthrough; i++)
+		RR_PUSH(t->argv, t->argc, t->cap) = o->passthrough[i];
+	RR_PUSH(t->argv, t->argc, t->cap) = NULL;
+}
+
+rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result *r, rr_error *err)
+{
+	struct txn t = {.o = o, .fo = o->flow};
+	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf excl = RR_STRBUF_INIT;
+	bool keep_plan = false;
+	rr_err rc;
+
+	memset(r, 0, sizeof(*r));
+	r->installer_status = -1;
+	t.fo.want_inputs = true;
+	t.fo.needs_live_env = true;
+	rc = rr_flow_open(&t.fo, &t.flow, err);
+	if (rc)
+		goto out;
+	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_OPENED, .flow = t.flow});
+	rc = rr_flow_plan(t.flow, &t.fo, err);
+	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_PLANNED, .flow = t.flow});
+	if (rc)
+		goto out;
+	rr_plan_format_text(t.flow->plan, &text);
+	/* the same names --uv-excludes writes */
+	rr_plan_format_excludes(t.flow->plan, &excl);
+	rc = choose_installer(&t, excl.buf ? excl.buf : "", err);
+	if (!rc)
+		rc = store_dir_for(o, t.flow, &t.dir, err);
+	if (rc)
+		goto out;
+	/* from here on a signal is forwarded to the installer and ends in clean-up */
+	catch_signals(&t.sig);
+	rc = take_snapshot(o, t.flow, t.dir, err);
+	if (rc)
+		goto out;
+	t.plan_path = write_temp(o, "plan", text.buf);
+	if (t.plan_path && excl.len)
+		t.excl_path = write_temp(o, "excludes", excl.buf);
+	if (!t.plan_path || (excl.len && !t.excl_path)) {
+		rc = rr_fail(err, RR_E_ENV, "cannot write a temporary file in '%s': %s",
+			     env_of(o, "TMPDIR") ? env_of(o, "TMPDIR") : "/tmp", strerror(errno));
+		goto out;
+	}
+	build_argv(&t);
+	if (got_signal)
+		goto out; /* signalled before the installer started: nothing to undo */
+	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_RUNNING, .argv = t.argv});
+	r->installer_status = run_installer((char **)t.argv, err);
+	if (r->installer_status < 0) {
+		rc = err->code;
+		goto out;
+	}
+	if (got_signal)
+		goto out; /* `restore` repairs from the snapshot taken before it ran */
+	/* whatever the installer's status: a half-finished install is when the stack breaks */
+	rc = check_and_repair(o, t.dir, r->installer_status ? "the failed installer" : "the installer",
+			      0, &r->repaired, &r->damaged, err);
+	if (rc || got_signal)
+		goto out; /* the repair is done; verify can wait for `rocm-resolve verify` */
+	if (r->installer_status != 0) {
+		keep_plan = true;
+		r->kept_plan = RR_STEAL(t.plan_path);
+		goto out;
+	}
+	/* the temporary files are done with; verify (up to a minute a stage) may be stopped */
+	unlink(t.plan_path);
+	free(t.plan_path);
+	t.plan_path = NULL;
+	release_signals(&t.sig);
+	if (got_signal)
+		goto out;
+	/* read the venv again and verify what is there now */
+	rc = rr_flow_reload_env(t.flow, &t.fo, err);
+	if (!rc)
+		rc = verify_after(o, t.flow, t.dir, r, err);
+out:
+	r->signal = got_signal;
+	txn_release(&t, keep_plan);
+	got_signal = 0;
+	return rc;
+}
+
+rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_result *r,
+			  rr_error *err)
+{
+	struct rr_flow_opts fo = o->flow;
+	struct rr_flow *f = NULL;
+	RR_AUTOFREE char *dir = NULL;
+	rr_err rc;
+
+	memset(r, 0, sizeof(*r));
+	r->installer_status = -1;
+	fo.want_inputs = false;
+	fo.needs_live_env = true;
+	rc = rr_flow_open(&fo, &f, err);
+	if (!rc)
+		rc = store_dir_for(o, f, &dir, err);
+	if (!rc)
+		rc = check_and_repair(o, dir, "since the snapshot, something", RR_STORE_FULL,
+				      &r->repaired, &r->damaged, err);
+	if (rc == RR_E_NOTFOUND)
+		rr_fail(err, RR_E_NOTFOUND, "no snapshot of '%s' in '%s': `rocm-resolve install` "
+					    "takes one before it runs the installer",
+			f->venv->root, dir);
+	rr_flow_free(f);
+	return rc;
+}
