@@ -1,16 +1,7 @@
 /*
- * store.c - the install store: keep the protected distributions' bytes before an install, put them back after.
- * See include/rocm-resolve/store.h for the store's layout and the hard-link trade-off.
- *
- * Manifest format (one record a line, fields separated by tabs, the path always last so that
- * it may hold tabs; a path holding a newline is never recorded):
- *   rocm-resolve-snapshot 1
- *   root	<venv root>
- *   site	<site directory>
- *   present	<dist-info directory>          every dist-info of every site at snapshot time
- *   dist	<name>	<version>	<site>	<dist-info directory>
- *   module	<top-level module>              of the dist above
- *   file	<hash>	<size>	<mode>	<dev>	<ino>	<mtime ns>	<ctime ns>	<path>
+ * store.c - the install store: keep the protected distributions' bytes before an install,
+ * put them back after. See include/rocm-resolve/store.h for the store's layout and the
+ * hard-link trade-off, manifest.c for the manifest's format.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,99 +25,9 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
 
-#define MANIFEST_MAGIC "rocm-resolve-snapshot 1"
-#define MAX_RECORD (64u << 20)
-#define MAX_MANIFEST (256u << 20)
-
-struct sfile {
-	char *path;   /* absolute, normalized */
-	char hash[44]; /* urlsafe base64 sha256 */
-	uint64_t size, dev, ino;
-	int64_t mtime_ns, ctime_ns;
-	unsigned mode;
-	size_t dist;  /* index into dists */
-};
-
-struct sdist {
-	char *name, *key, *version, *site, *dir;
-	char **mods;
-	size_t nmods;
-};
-
-/* a small file's bytes in the pack */
-struct packed {
-	char hash[44];
-	uint64_t off, size;
-};
-
-struct rr_store {
-	char *dir; /* the store, or NULL when parsed from text */
-	char *pack; /* file name of the pack in dir, or NULL */
-	struct packed *packed; /* sorted by hash */
-	size_t npacked;
-	char *root;
-	char **sites;
-	size_t nsites;
-	char **present; /* sorted */
-	size_t npresent;
-	struct sdist *dists;
-	size_t ndists;
-	struct sfile *files; /* sorted by path */
-	size_t nfiles;
-};
+#include "manifest.h"
 
 /* ---------------------------------------------------------------- small helpers */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	return strcmp(((const struct sfile *)a)->path, ((const struct sfile *)b)->path);
-}
-
-static int cmp_packed(const void *a, const void *b)
-{
-	return strcmp(((const struct packed *)a)->hash, ((const struct packed *)b)->hash);
-}
-
-static const struct packed *find_packed(const struct rr_store *s, const char *hash)
-{
-	struct packed key;
-
-	snprintf(key.hash, sizeof(key.hash), "%s", hash);
-	return s->npacked ? bsearch(&key, s->packed, s->npacked, sizeof(*s->packed), cmp_packed)
-			  : NULL;
-}
-
-static bool in_sorted(char *const *v, size_t n, const char *s)
-{
-	return n && bsearch(&s, v, n, sizeof(*v), cmp_str);
-}
-
-static const struct sfile *find_file(const struct rr_store *s, const char *path)
-{
-	struct sfile key = {.path = (char *)path};
-
-	return s->nfiles ? bsearch(&key, s->files, s->nfiles, sizeof(*s->files), cmp_file) : NULL;
-}
-
-
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return !strncmp(path, dir, n) && path[n] == '/';
-}
-
-static const char *rel_to(const char *path, const char *site)
-{
-	return under(path, site) ? path + strlen(site) + (site[strlen(site) - 1] != '/') : path;
-}
 
 /* open a regular file for reading without following a link or blocking on a FIFO */
 static int open_regular(const char *path, struct stat *st)
@@ -180,12 +81,6 @@ static bool hash_path(const char *path, char out[44])
 	return ok;
 }
 
-static bool valid_hash(const char *h)
-{
-	size_t n = strlen(h);
-
-	return n == 43 && strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == n;
-}
 
 /* a random suffix for temporary names: unpredictable, so nobody can plant a link there */
 static void random_name(char out[17])
@@ -303,7 +198,7 @@ static void prune_parents(const char *path, const char *stop)
 
 	while ((slash = strrchr(p, '/')) && slash != p) {
 		*slash = '\0';
-		if (!under(p, stop) && strcmp(p, stop))
+		if (!rr_manifest_under(p, stop) && strcmp(p, stop))
 			break;
 		if (!strcmp(p, stop))
 			break;
@@ -369,7 +264,7 @@ static bool read_record(const char *dir, struct rec **ret, size_t *nret)
 		}
 		struct rec *r = &RR_PUSH(v, n, cap);
 		r->path = f;
-		if (rr_str_startswith(h, "sha256=") && valid_hash(h + 7)) {
+		if (rr_str_startswith(h, "sha256=") && rr_manifest_valid_hash(h + 7)) {
 			r->hash = rr_xstrdup(h + 7);
 			free(h);
 		} else {
@@ -424,271 +319,6 @@ static void split_dist_info(const char *base, char **name, char **version)
 	*version = dash ? rr_xstrndup(dash + 1, stem - (size_t)(dash - base) - 1) : rr_xstrdup("");
 }
 
-/* ---------------------------------------------------------------- the snapshot value */
-
-struct rr_store *rr_store_free(struct rr_store *s)
-{
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < s->nsites; i++)
-		free(s->sites[i]);
-	for (size_t i = 0; i < s->npresent; i++)
-		free(s->present[i]);
-	for (size_t i = 0; i < s->ndists; i++) {
-		struct sdist *d = &s->dists[i];
-		free(d->name);
-		free(d->key);
-		free(d->version);
-		free(d->site);
-		free(d->dir);
-		for (size_t k = 0; k < d->nmods; k++)
-			free(d->mods[k]);
-		free(d->mods);
-	}
-	for (size_t i = 0; i < s->nfiles; i++)
-		free(s->files[i].path);
-	free(s->sites);
-	free(s->present);
-	free(s->dists);
-	free(s->files);
-	free(s->root);
-	free(s->dir);
-	free(s->pack);
-	free(s->packed);
-	free(s);
-	return NULL;
-}
-
-const char *rr_store_venv_root(const struct rr_store *s)
-{
-	return s->root;
-}
-
-size_t rr_store_nfiles(const struct rr_store *s)
-{
-	return s->nfiles;
-}
-
-size_t rr_store_ndists(const struct rr_store *s)
-{
-	return s->ndists;
-}
-
-char *rr_store_dir(const char *cache_root, const char *venv_root)
-{
-	char hex[65];
-
-	rr_sha256_hex(venv_root, strlen(venv_root), hex);
-	hex[16] = '\0';
-	return rr_xasprintf("%s/snapshots/%s", cache_root, hex);
-}
-
-static void format_manifest(const struct rr_store *s, struct rr_strbuf *out)
-{
-	rr_strbuf_adds(out, MANIFEST_MAGIC "\n");
-	rr_strbuf_addf(out, "root\t%s\n", s->root);
-	for (size_t i = 0; i < s->nsites; i++)
-		rr_strbuf_addf(out, "site\t%s\n", s->sites[i]);
-	for (size_t i = 0; i < s->npresent; i++)
-		rr_strbuf_addf(out, "present\t%s\n", s->present[i]);
-	if (s->pack)
-		rr_strbuf_addf(out, "pack\t%s\n", s->pack);
-	for (size_t i = 0; i < s->npacked; i++)
-		rr_strbuf_addf(out, "packed\t%s\t%" PRIu64 "\t%" PRIu64 "\n", s->packed[i].hash,
-			       s->packed[i].off, s->packed[i].size);
-	for (size_t i = 0; i < s->ndists; i++) {
-		const struct sdist *d = &s->dists[i];
-		rr_strbuf_addf(out, "dist\t%s\t%s\t%s\t%s\n", d->name, d->version, d->site, d->dir);
-		for (size_t k = 0; k < d->nmods; k++)
-			rr_strbuf_addf(out, "module\t%s\n", d->mods[k]);
-		for (size_t k = 0; k < s->nfiles; k++) {
-			const struct sfile *f = &s->files[k];
-			if (f->dist != i)
-				continue;
-			rr_strbuf_addf(out, "file\t%s\t%" PRIu64 "\t%o\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64
-				       "\t%" PRId64 "\t%s\n",
-				       f->hash, f->size, f->mode, f->dev, f->ino, f->mtime_ns, f->ctime_ns,
-				       f->path);
-		}
-	}
-}
-
-/* the next tab-separated field of line (NUL-terminated in place); NULL when none is left */
-static char *next_field(char **line, bool last)
-{
-	char *s = *line, *tab;
-
-	if (!s)
-		return NULL;
-	if (last) {
-		*line = NULL;
-		return s;
-	}
-	tab = strchr(s, '\t');
-	if (tab) {
-		*tab = '\0';
-		*line = tab + 1;
-	} else {
-		*line = NULL;
-	}
-	return s;
-}
-
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	return rr_parse_u64(s, strlen(s), v);
-}
-
-static bool parse_i64(const char *s, int64_t *v)
-{
-	uint64_t u;
-	bool neg = *s == '-';
-
-	if (!parse_u64(s + neg, &u) || u > (uint64_t)INT64_MAX)
-		return false;
-	*v = neg ? -(int64_t)u : (int64_t)u;
-	return true;
-}
-
-rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_store **ret,
-			 rr_error *err)
-{
-	struct rr_store *s = rr_xcalloc(1, sizeof(*s));
-	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
-	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0, kcap = 0;
-	unsigned lineno = 0;
-	char *save = NULL;
-	rr_err rc = RR_OK;
-
-	if (memchr(text, '\0', len) || strncmp(buf, MANIFEST_MAGIC "\n", strlen(MANIFEST_MAGIC) + 1)) {
-		rr_store_free(s);
-		return rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "not a rocm-resolve snapshot "
-				  "manifest (expected '%s')", MANIFEST_MAGIC);
-	}
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *rest = line;
-		char *kind = next_field(&rest, false);
-		lineno++;
-		if (lineno == 1)
-			continue;
-		if (!strcmp(kind, "root") && rest && !s->root) {
-			s->root = rr_xstrdup(rest);
-		} else if (!strcmp(kind, "site") && rest) {
-			RR_PUSH(s->sites, s->nsites, scap) = rr_xstrdup(rest);
-		} else if (!strcmp(kind, "present") && rest) {
-			RR_PUSH(s->present, s->npresent, pcap) = rr_xstrdup(rest);
-		} else if (!strcmp(kind, "pack") && rest && !s->pack && rest[0] && rest[0] != '.' &&
-			   !strchr(rest, '/')) {
-			s->pack = rr_xstrdup(rest);
-		} else if (!strcmp(kind, "packed")) {
-			char *h = next_field(&rest, false), *o = next_field(&rest, false);
-			char *z = next_field(&rest, true);
-			struct packed pk = {0};
-			if (!h || !o || !z || !valid_hash(h) || !parse_u64(o, &pk.off) ||
-			    !parse_u64(z, &pk.size) || pk.size > RR_STORE_COPY_MAX) {
-				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL,
-						"malformed packed line");
-				break;
-			}
-			memcpy(pk.hash, h, 44);
-			RR_PUSH(s->packed, s->npacked, kcap) = pk;
-		} else if (!strcmp(kind, "dist")) {
-			char *n = next_field(&rest, false), *v = next_field(&rest, false);
-			char *site = next_field(&rest, false), *dir = next_field(&rest, true);
-			if (!n || !v || !site || !dir || site[0] != '/' || dir[0] != '/' || !n[0]) {
-				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed dist line");
-				break;
-			}
-			struct sdist *d = &RR_PUSH(s->dists, s->ndists, dcap);
-			memset(d, 0, sizeof(*d));
-			d->name = rr_xstrdup(n);
-			d->key = rr_name_normalize(n);
-			d->version = rr_xstrdup(v);
-			d->site = rr_xstrdup(site);
-			d->dir = rr_xstrdup(dir);
-			mcap = 0;
-		} else if (!strcmp(kind, "module") && rest && s->ndists) {
-			struct sdist *d = &s->dists[s->ndists - 1];
-			RR_PUSH(d->mods, d->nmods, mcap) = rr_xstrdup(rest);
-		} else if (!strcmp(kind, "file") && s->ndists) {
-			char *f[8];
-			struct sfile sf = {0};
-			uint64_t mode = 0;
-			bool ok = true;
-			for (size_t i = 0; i < 8; i++)
-				ok = ok && (f[i] = next_field(&rest, i == 7)) != NULL;
-			ok = ok && valid_hash(f[0]) && parse_u64(f[1], &sf.size) && f[2][0] &&
-			     strspn(f[2], "01234567") == strlen(f[2]) && strlen(f[2]) <= 7 &&
-			     parse_u64(f[3], &sf.dev) && parse_u64(f[4], &sf.ino) &&
-			     parse_i64(f[5], &sf.mtime_ns) && parse_i64(f[6], &sf.ctime_ns) &&
-			     f[7][0] == '/';
-			if (ok)
-				mode = strtoull(f[2], NULL, 8);
-			if (!ok) {
-				rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "malformed file line");
-				break;
-			}
-			memcpy(sf.hash, f[0], 44);
-			sf.mode = (unsigned)mode;
-			sf.dist = s->ndists - 1;
-			sf.path = rr_xstrdup(f[7]);
-			RR_PUSH(s->files, s->nfiles, fcap) = sf;
-		} else {
-			rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "unexpected '%s' line",
-					kind);
-			break;
-		}
-	}
-	if (!rc && (!s->root || s->root[0] != '/'))
-		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "no venv root in the manifest");
-	if (rc) {
-		rr_store_free(s);
-		return rc;
-	}
-	if (!rc && s->npacked && !s->pack)
-		rc = rr_fail_at(err, RR_E_DATA, name, 1, 1, NULL, "packed files but no pack");
-	if (rc) {
-		rr_store_free(s);
-		return rc;
-	}
-	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
-	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
-	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
-	/* a path listed twice (two dists, or a hand-edited manifest): keep the first */
-	size_t w = 0;
-	for (size_t i = 0; i < s->nfiles; i++) {
-		if (w && !strcmp(s->files[w - 1].path, s->files[i].path)) {
-			free(s->files[i].path);
-			continue;
-		}
-		s->files[w++] = s->files[i];
-	}
-	s->nfiles = w;
-	*ret = s;
-	return RR_OK;
-}
-
-rr_err rr_store_load(const char *dir, struct rr_store **ret, rr_error *err)
-{
-	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-	struct rr_store *s;
-	struct stat st;
-	rr_err rc;
-
-	if (lstat(path, &st) && errno == ENOENT)
-		return rr_fail(err, RR_E_NOTFOUND, "no snapshot in '%s'", dir);
-	if (!read_small(path, MAX_MANIFEST, &sb))
-		return rr_fail(err, RR_E_IO, "cannot read '%s': %s", path,
-			       errno ? strerror(errno) : "too large");
-	rc = rr_store_parse(sb.buf ? sb.buf : "", sb.len, path, &s, err);
-	if (rc)
-		return rc;
-	s->dir = rr_xstrdup(dir);
-	*ret = s;
-	return RR_OK;
-}
-
 /* ---------------------------------------------------------------- taking one */
 
 static int lock_store(const char *dir, rr_error *err)
@@ -721,7 +351,7 @@ static void add_file(struct rr_store *s, size_t *fcap, size_t dist, char *path, 
 
 static bool path_allowed(const struct rr_store *s, const char *site, const char *path)
 {
-	return !strchr(path, '\n') && (under(path, s->root) || under(path, site));
+	return !strchr(path, '\n') && (rr_manifest_under(path, s->root) || rr_manifest_under(path, site));
 }
 
 /*
@@ -739,8 +369,8 @@ static bool safe_to_remove(const struct rr_store *s, const char *site, const cha
 	*slash = '\0';
 	if (!realpath(parent, real))
 		return false;
-	return (realpath(s->root, rroot) && (under(real, rroot) || !strcmp(real, rroot))) ||
-	       (realpath(site, rsite) && (under(real, rsite) || !strcmp(real, rsite)));
+	return (realpath(s->root, rroot) && (rr_manifest_under(real, rroot) || !strcmp(real, rroot))) ||
+	       (realpath(site, rsite) && (rr_manifest_under(real, rsite) || !strcmp(real, rsite)));
 }
 
 /* every file of a dist-info directory, recursively (licenses/ ...) */
@@ -785,7 +415,7 @@ static void list_present(struct rr_store *s)
 					rr_path_normalize(s->sites[i], de->d_name);
 		closedir(d);
 	}
-	rr_qsort(s->present, s->npresent, sizeof(*s->present), cmp_str);
+	rr_qsort(s->present, s->npresent, sizeof(*s->present), rr_manifest_cmp_str);
 }
 
 /* the manifest for spec, with hashes (RECORD's, or computed) but no stat fields yet */
@@ -866,7 +496,7 @@ static struct rr_store *collect(const struct rr_store_spec *spec,
 			free(extra[k]);
 		}
 		free(extra);
-		rr_qsort(d->mods, d->nmods, sizeof(*d->mods), cmp_str);
+		rr_qsort(d->mods, d->nmods, sizeof(*d->mods), rr_manifest_cmp_str);
 	}
 	return s;
 }
@@ -880,7 +510,7 @@ static bool write_manifest(const char *dir, const struct rr_store *s, rr_error *
 	int fd;
 	bool ok = true;
 
-	format_manifest(s, &text);
+	rr_manifest_format(s, &text);
 	random_name(rnd);
 	tmp = rr_xasprintf("%s/.manifest.%s.tmp", dir, rnd);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -918,12 +548,12 @@ static void prune_store(const char *dir, const char *objdir, const struct rr_sto
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (s->files[i].size > RR_STORE_COPY_MAX)
 			keep[nkeep++] = (char *)s->files[i].hash;
-	rr_qsort(keep, nkeep, sizeof(*keep), cmp_str);
+	rr_qsort(keep, nkeep, sizeof(*keep), rr_manifest_cmp_str);
 	while (d && (de = readdir(d))) {
 		const char *n = de->d_name;
 		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
 			continue;
-		if (!in_sorted(keep, nkeep, n))
+		if (!rr_manifest_in_sorted(keep, nkeep, n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	if (d)
@@ -1026,7 +656,7 @@ static bool write_pack(const char *dir, const struct rr_store *old, struct rr_st
 	}
 	for (size_t i = 0; ok && i < nsmall; i++) {
 		const struct sfile *f = small[i];
-		const struct packed *pk = old ? find_packed(old, f->hash) : NULL;
+		const struct packed *pk = old ? rr_manifest_find_packed(old, f->hash) : NULL;
 		size_t len = 0;
 		bool have = false, from_old = false;
 
@@ -1074,7 +704,7 @@ static bool write_pack(const char *dir, const struct rr_store *old, struct rr_st
 		unlink(tmp);
 		return false;
 	}
-	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), cmp_packed);
+	rr_qsort(s->packed, s->npacked, sizeof(*s->packed), rr_manifest_cmp_packed);
 	return true;
 }
 
@@ -1099,7 +729,7 @@ rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 	if (rr_store_load(dir, &old, &ignored))
 		rr_error_release(&ignored);
 	s = collect(spec, &st);
-	rr_qsort(s->files, s->nfiles, sizeof(*s->files), cmp_file);
+	rr_qsort(s->files, s->nfiles, sizeof(*s->files), rr_manifest_cmp_file);
 	for (size_t i = 0; ok && i < s->nfiles; i++) {
 		struct sfile *f = &s->files[i];
 		RR_AUTOFREE char *obj = rr_xasprintf("%s/%s", objdir, f->hash);
@@ -1267,7 +897,7 @@ static void find_intruders(const struct rr_store *s, struct intruder **ret, size
 				RR_PUSH(names, nn, ncap) = rr_xstrdup(de->d_name);
 		if (d)
 			closedir(d);
-		rr_qsort(names, nn, sizeof(*names), cmp_str);
+		rr_qsort(names, nn, sizeof(*names), rr_manifest_cmp_str);
 		for (size_t k = 0; k < nn; k++) {
 			RR_AUTOFREE char *dir = rr_path_normalize(s->sites[i], names[k]);
 			RR_AUTOFREE char *name = NULL, *version = NULL, *key = NULL;
@@ -1276,7 +906,7 @@ static void find_intruders(const struct rr_store *s, struct intruder **ret, size
 			size_t nrecs = 0;
 
 			free(names[k]);
-			if (in_sorted(s->present, s->npresent, dir))
+			if (rr_manifest_in_sorted(s->present, s->npresent, dir))
 				continue;
 			split_dist_info(strrchr(dir, '/') + 1, &name, &version);
 			key = rr_name_normalize(name);
@@ -1288,7 +918,7 @@ static void find_intruders(const struct rr_store *s, struct intruder **ret, size
 			for (size_t r = 0; r < nrecs && !why.len; r++) {
 				RR_AUTOFREE char *m = module_of(recs[r].path);
 				for (size_t p = 0; m && p < s->ndists && !why.len; p++)
-					if (in_sorted(s->dists[p].mods, s->dists[p].nmods, m))
+					if (rr_manifest_in_sorted(s->dists[p].mods, s->dists[p].nmods, m))
 						rr_strbuf_addf(&why, "ships module '%s' of protected %s %s",
 							       m, s->dists[p].name, s->dists[p].version);
 			}
@@ -1330,7 +960,7 @@ static void remove_intruder(const struct rr_store *s, const struct intruder *it,
 	read_record(it->dir, &recs, &nrecs);
 	for (size_t k = 0; k < nrecs; k++) {
 		RR_AUTOFREE char *path = rr_path_normalize(it->site, recs[k].path);
-		if (under(path, it->dir) || find_file(s, path) || !safe_to_remove(s, it->site, path))
+		if (rr_manifest_under(path, it->dir) || rr_manifest_find_file(s, path) || !safe_to_remove(s, it->site, path))
 			continue; /* its own dist-info goes below; protected files are put back */
 		if (unlink(path) == 0) {
 			nfiles += !rr_str_endswith(path, ".pyc");
@@ -1354,7 +984,7 @@ static void remove_replacement(const struct rr_store *s, size_t dist,
 {
 	const struct sdist *d = &s->dists[dist];
 	RR_AUTOFREE char *record = rr_xasprintf("%s/RECORD", d->dir);
-	const struct sfile *rf = find_file(s, record);
+	const struct sfile *rf = rr_manifest_find_file(s, record);
 	struct rec *recs = NULL;
 	size_t nrecs = 0, nfiles = 0;
 	bool hashed = false;
@@ -1363,7 +993,7 @@ static void remove_replacement(const struct rr_store *s, size_t dist,
 		return;
 	for (size_t k = 0; k < nrecs; k++) {
 		RR_AUTOFREE char *path = rr_path_normalize(d->site, recs[k].path);
-		if (find_file(s, path) || !safe_to_remove(s, d->site, path))
+		if (rr_manifest_find_file(s, path) || !safe_to_remove(s, d->site, path))
 			continue;
 		if (unlink(path) == 0) {
 			nfiles += !rr_str_endswith(path, ".pyc"); /* bytecode is not worth naming */
@@ -1380,7 +1010,7 @@ static void remove_replacement(const struct rr_store *s, size_t dist,
 /* a small file back from the pack into tmp; NULL on success, else why not */
 static char *unpack_to(const struct rr_store *s, const struct sfile *f, const char *tmp)
 {
-	const struct packed *pk = find_packed(s, f->hash);
+	const struct packed *pk = rr_manifest_find_packed(s, f->hash);
 	RR_AUTOFREE char *pack = s->pack ? rr_xasprintf("%s/%s", s->dir, s->pack) : NULL;
 	RR_AUTOFREE char *buf = NULL;
 	int in, out;
@@ -1486,14 +1116,14 @@ rr_err rr_store_check(const struct rr_store *s, unsigned flags, struct rr_store_
 			continue;
 		bad[i] = 1;
 		push_msg(&r->changed, &r->nchanged,
-			 rr_xasprintf("%s (of %s %s) %s", rel_to(f->path, d->site), d->name, d->version,
+			 rr_xasprintf("%s (of %s %s) %s", rr_manifest_rel(f->path, d->site), d->name, d->version,
 				      whys[fs]));
 	}
 	find_intruders(s, &its, &nits);
 	for (size_t i = 0; i < nits; i++)
 		push_msg(&r->intruders, &r->nintruders,
 			 rr_xasprintf("%s %s (%s) %s", its[i].name, its[i].version,
-				      rel_to(its[i].dir, its[i].site), its[i].why));
+				      rr_manifest_rel(its[i].dir, its[i].site), its[i].why));
 	if (repair) {
 		for (size_t i = 0; i < nits; i++)
 			remove_intruder(s, &its[i], r);
@@ -1509,11 +1139,11 @@ rr_err rr_store_check(const struct rr_store *s, unsigned flags, struct rr_store_
 			RR_AUTOFREE char *why = restore_file(s, f);
 			if (why)
 				push_msg(&r->lost, &r->nlost,
-					 rr_xasprintf("%s (of %s %s): %s", rel_to(f->path, d->site),
+					 rr_xasprintf("%s (of %s %s): %s", rr_manifest_rel(f->path, d->site),
 						      d->name, d->version, why));
 			else
 				push_msg(&r->restored, &r->nrestored,
-					 rr_xstrdup(rel_to(f->path, d->site)));
+					 rr_xstrdup(rr_manifest_rel(f->path, d->site)));
 		}
 	}
 	intruders_free(its, nits);
