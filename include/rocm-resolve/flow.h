@@ -41,6 +41,8 @@ struct rr_flow_opts {
 	/* inputs */
 	const char *const *inputs;
 	size_t ninputs;
+	const char *const *constraints; /* -c FILE on the command line: constraints files */
+	size_t nconstraints;
 	bool want_inputs; /* plan/check/install: at least one INPUT is required */
 	const char *const *extras;
 	size_t nextras;

@@ -1,10 +1,13 @@
 /*
- * args.c - the option table: one enum value and one getopt_long row per long
- * option. tests/cli/test-options.sh checks that every long option here is in
- * --help and in man/rocm-resolve.1.
+ * args.c - the command table and the option table, the one place that says
+ * which commands exist, which options each takes, and what --help prints.
+ *
+ * Options are matched exactly, as uv and pip do (--index-ur is an error, not
+ * --index-url), and an option a command does not take is a usage error
+ * (`verify --lock`). tests/cli/options-test.py checks that every command's
+ * --help, the man page and the README list the same options.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,132 +22,295 @@
 #define RR_STRINGIFY_(x) #x
 #define RR_STRINGIFY(x) RR_STRINGIFY_(x)
 
+/* ---------------------------------------------------------------- the command table */
+
 enum {
-	OPT_VENV = 256,
-	OPT_FORMAT,
-	OPT_POLICY,
-	OPT_PROTECT,
-	OPT_EXTRA,
-	OPT_ALL_EXTRAS,
-	OPT_GROUP,
-	OPT_NO_INDEX,
-	OPT_EXTRA_INDEX_URL,
-	OPT_CACHE_DIR,
-	OPT_NO_CACHE,
-	OPT_OFFLINE,
-	OPT_REFRESH,
-	OPT_STRICT,
-	OPT_LOCK,
-	OPT_UV_EXCLUDES,
-	OPT_INSTALLER,
-	OPT_BACKEND,
-	OPT_PRE,
-	OPT_TIMEOUT,
-	OPT_STACK,
-	OPT_WRITE_TESTCASE,
-	OPT_CERT,
-	OPT_REQUIRE_GPU,
+	C_PLAN = 1 << 0,
+	C_CHECK = 1 << 1,
+	C_INSPECT = 1 << 2,
+	C_VERIFY = 1 << 3,
+	C_INSTALL = 1 << 4,
+	C_RESTORE = 1 << 5,
+	C_HELP = 1 << 6,
+	C_ALL = C_PLAN | C_CHECK | C_INSPECT | C_VERIFY | C_INSTALL | C_RESTORE | C_HELP,
+	/* the commands that read INPUTs, resolve and plan */
+	C_RESOLVE = C_PLAN | C_CHECK | C_INSTALL,
 };
 
-static const struct option long_options[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"venv", required_argument, NULL, OPT_VENV},
-	{"stack", required_argument, NULL, OPT_STACK},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"policy", required_argument, NULL, OPT_POLICY},
-	{"protect", required_argument, NULL, OPT_PROTECT},
-	{"extra", required_argument, NULL, OPT_EXTRA},
-	{"all-extras", no_argument, NULL, OPT_ALL_EXTRAS},
-	{"group", required_argument, NULL, OPT_GROUP},
-	{"no-index", no_argument, NULL, OPT_NO_INDEX},
-	{"index-url", required_argument, NULL, 'i'},
-	{"extra-index-url", required_argument, NULL, OPT_EXTRA_INDEX_URL},
-	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-	{"no-cache", no_argument, NULL, OPT_NO_CACHE},
-	{"offline", no_argument, NULL, OPT_OFFLINE},
-	{"refresh", no_argument, NULL, OPT_REFRESH},
-	{"strict", no_argument, NULL, OPT_STRICT},
-	{"lock", no_argument, NULL, OPT_LOCK},
-	{"uv-excludes", required_argument, NULL, OPT_UV_EXCLUDES},
-	{"installer", required_argument, NULL, OPT_INSTALLER},
-	{"backend", required_argument, NULL, OPT_BACKEND},
-	{"pre", no_argument, NULL, OPT_PRE},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"write-testcase", required_argument, NULL, OPT_WRITE_TESTCASE},
-	{"cert", required_argument, NULL, OPT_CERT},
-	{"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
-	{NULL, 0, NULL, 0},
+static int cmd_help(struct rr_cli *cli);
+
+static const struct rr_cli_command commands[] = {
+	{"plan", C_PLAN, RR_CMD_INPUTS | RR_CMD_PLAN_STDOUT, cmd_plan, "[options] INPUT...",
+	 "print a safe requirements file for uv or pip (the default)",
+	 "Print a requirements file that installs INPUT while the installed ROCm\n"
+	 "builds stay: every line kept, pinned or stripped with its reason, every\n"
+	 "dependency the stack holds back pinned. Standard output gets the whole plan\n"
+	 "or one line every installer rejects.\n"},
+	{"check", C_CHECK, RR_CMD_INPUTS | RR_CMD_OFFLINE_FALLBACK, cmd_check, "[options] INPUT...",
+	 "exit 1 if installing INPUT as written would break the ROCm stack",
+	 "Exit 0 when installing INPUT as written leaves the ROCm stack intact, 1 when\n"
+	 "it would not, with the reasons on stderr. The pre-commit hook runs this.\n"},
+	{"inspect", C_INSPECT, 0, cmd_inspect, "[options]",
+	 "show the venv, its ROCm facts and the protected stack",
+	 "Show the venv, its ROCm facts and the protected stack. --format json writes\n"
+	 "the stack file that --stack reads back.\n"},
+	{"verify", C_VERIFY, RR_CMD_LIVE_ENV, cmd_verify, "[options]",
+	 "check RECORD integrity, run a GPU kernel, and let torch compute",
+	 "Check the protected stack's RECORD hashes and module clashes, run a kernel\n"
+	 "on every visible GPU, and let torch compute on the device.\n"},
+	{"install", C_INSTALL, RR_CMD_INPUTS | RR_CMD_LIVE_ENV | RR_CMD_RUNS_INSTALLER,
+	 cmd_install, "[options] INPUT... [-- INSTALLER-ARGS]",
+	 "snapshot the protected stack, run uv (or pip) with the plan, put\n"
+	 "back what it damaged, then verify",
+	 "Plan INPUT, snapshot the protected stack, run uv (or pip) with the plan, put\n"
+	 "back what it damaged, then verify. Arguments after -- go to the installer.\n"},
+	{"restore", C_RESTORE, RR_CMD_LIVE_ENV, cmd_restore, "[options]",
+	 "put the protected stack back from the snapshot install took",
+	 "Put the protected stack back from the snapshot install took.\n"},
+	{"help", C_HELP, 0, cmd_help, "[COMMAND]", "show the options of COMMAND (this help without one)",
+	 "Show the options of COMMAND, or the overview without one.\n"},
 };
 
-static const char *const commands[] = {"plan", "check", "inspect", "verify", "install",
-					     "restore"};
+/* ---------------------------------------------------------------- the option table */
 
-void rr_cli_usage(FILE *f)
+enum {
+	O_HELP,
+	O_VERSION,
+	O_QUIET,
+	O_VERBOSE,
+	O_COLOR,
+	O_NO_COLOR,
+	O_VENV,
+	O_PYTHON,
+	O_STACK,
+	O_FORMAT,
+	O_POLICY,
+	O_PROTECT,
+	O_REQUIREMENT,
+	O_CONSTRAINT,
+	O_EXTRA,
+	O_ALL_EXTRAS,
+	O_GROUP,
+	O_INDEX,
+	O_DEFAULT_INDEX,
+	O_INDEX_URL,
+	O_EXTRA_INDEX_URL,
+	O_NO_INDEX,
+	O_CERT,
+	O_CACHE_DIR,
+	O_NO_CACHE,
+	O_OFFLINE,
+	O_REFRESH,
+	O_PRE,
+	O_TIMEOUT,
+	O_STRICT,
+	O_LOCK,
+	O_UV_EXCLUDES,
+	O_WRITE_TESTCASE,
+	O_INSTALLER,
+	O_BACKEND,
+	O_REQUIRE_GPU,
+};
+
+struct opt_def {
+	int id;
+	char short_name; /* 0: none */
+	const char *name;
+	const char *arg; /* NULL: a flag */
+	unsigned commands;
+	const char *help; /* lines after the first are continuation lines */
+};
+
+static const struct opt_def options[] = {
+	{O_HELP, 'h', "help", NULL, C_ALL, "show this help and exit"},
+	{O_VERSION, 'V', "version", NULL, C_ALL, "show the version and exit"},
+	{O_QUIET, 'q', "quiet", NULL, C_ALL, "only errors on stderr"},
+	{O_VERBOSE, 'v', "verbose", NULL, C_ALL,
+	 "explain more on stderr (-vv: every transfer)"},
+	{O_COLOR, 0, "color", "auto|always|never", C_ALL,
+	 "colour on stderr (default auto: a terminal,\n"
+	 "NO_COLOR, CLICOLOR_FORCE)"},
+	{O_NO_COLOR, 0, "no-color", NULL, C_ALL, "the same as --color never"},
+	{O_VENV, 0, "venv", "DIR", C_ALL & ~C_HELP,
+	 "target venv (default $VIRTUAL_ENV, $CONDA_PREFIX,\n"
+	 "/opt/venv, /opt/conda)"},
+	{O_PYTHON, 'p', "python", "PYTHON", C_ALL & ~C_HELP,
+	 "the target venv's interpreter (bin/python) or\n"
+	 "directory, as uv's --python (also $UV_PYTHON)"},
+	{O_STACK, 0, "stack", "FILE", C_PLAN | C_CHECK | C_INSPECT,
+	 "read the environment from a stack file written\n"
+	 "by `inspect --format json`"},
+	{O_FORMAT, 0, "format", "text|json", C_PLAN | C_CHECK | C_INSPECT | C_VERIFY,
+	 "output format (default text)"},
+	{O_POLICY, 0, "policy", "FILE", C_RESOLVE | C_INSPECT | C_VERIFY,
+	 "extra policy rules (repeatable)"},
+	{O_PROTECT, 0, "protect", "NAME", C_RESOLVE | C_INSPECT | C_VERIFY,
+	 "protect an installed distribution (repeatable)"},
+	{O_REQUIREMENT, 'r', "requirement", "FILE", C_RESOLVE,
+	 "an INPUT, as uv's and pip's -r (repeatable)"},
+	{O_CONSTRAINT, 'c', "constraint", "FILE", C_RESOLVE,
+	 "a constraints file, as uv's and pip's -c\n"
+	 "(repeatable)"},
+	{O_EXTRA, 0, "extra", "NAME", C_RESOLVE,
+	 "pyproject: include an optional-dependency group"},
+	{O_ALL_EXTRAS, 0, "all-extras", NULL, C_RESOLVE,
+	 "pyproject: include every optional-dependency group"},
+	{O_GROUP, 0, "group", "NAME", C_RESOLVE, "pyproject: include a PEP 735 dependency group"},
+	{O_INDEX, 0, "index", "URL", C_RESOLVE,
+	 "an index asked before the default one, as uv's\n"
+	 "--index (repeatable; earlier ones first)"},
+	{O_DEFAULT_INDEX, 0, "default-index", "URL", C_RESOLVE,
+	 "the default index, asked last (default PyPI)"},
+	{O_INDEX_URL, 'i', "index-url", "URL", C_RESOLVE, "the same as --default-index"},
+	{O_EXTRA_INDEX_URL, 0, "extra-index-url", "URL", C_RESOLVE,
+	 "the same as --index: asked before the default"},
+	{O_NO_INDEX, 0, "no-index", NULL, C_RESOLVE,
+	 "do not query any package index (direct lines only)"},
+	{O_CERT, 0, "cert", "FILE", C_RESOLVE,
+	 "CA bundle for HTTPS (default $SSL_CERT_FILE; also\n"
+	 "$SSL_CERT_DIR)"},
+	{O_CACHE_DIR, 0, "cache-dir", "DIR", C_RESOLVE | C_RESTORE,
+	 "HTTP cache (default $XDG_CACHE_HOME/rocm-resolve)"},
+	{O_NO_CACHE, 0, "no-cache", NULL, C_RESOLVE, "do not read or write the HTTP cache"},
+	{O_OFFLINE, 0, "offline", NULL, C_RESOLVE, "answer from the cache only (also $UV_OFFLINE)"},
+	{O_REFRESH, 0, "refresh", NULL, C_RESOLVE, "revalidate every cached response"},
+	{O_PRE, 0, "pre", NULL, C_RESOLVE, "allow pre-releases"},
+	{O_TIMEOUT, 0, "timeout", "SECONDS", C_RESOLVE | C_VERIFY,
+	 "time limit for the resolution (network and CPU)\n"
+	 "and for each verify stage"},
+	{O_STRICT, 0, "strict", NULL, C_PLAN,
+	 "exit 1 with no plan when a requirement has no\n"
+	 "safe version"},
+	{O_LOCK, 0, "lock", NULL, C_PLAN, "print the whole closure pinned with hashes"},
+	{O_UV_EXCLUDES, 0, "uv-excludes", "FILE", C_PLAN,
+	 "write a uv exclusions file for packages that must\n"
+	 "never be installed"},
+	{O_WRITE_TESTCASE, 0, "write-testcase", "DIR", C_PLAN | C_CHECK,
+	 "also write the run as a scenario that rr-testcase\n"
+	 "replays offline (a bug report as a test)"},
+	{O_INSTALLER, 0, "installer", "uv|pip", C_INSTALL,
+	 "the installer (default uv, else pip)"},
+	{O_BACKEND, 0, "backend", "auto|hip|cuda", C_VERIFY | C_INSTALL,
+	 "GPU runtime used by verify (default auto)"},
+	{O_REQUIRE_GPU, 0, "require-gpu", NULL, C_INSTALL,
+	 "fail when verify has no GPU to check on"},
+};
+
+/* ---------------------------------------------------------------- help */
+
+static void print_option(FILE *f, const struct opt_def *o)
 {
-	fputs("usage: rocm-resolve [plan] [options] INPUT...\n"
-	      "       rocm-resolve check [options] INPUT...\n"
-	      "       rocm-resolve inspect [options]\n"
-	      "       rocm-resolve verify [options]\n"
-	      "       rocm-resolve install [options] INPUT... [-- INSTALLER-ARGS]\n"
-	      "       rocm-resolve restore [options]\n"
-	      "\n"
+	char left[64];
+	const char *h = o->help;
+	int n;
+
+	n = snprintf(left, sizeof(left), "%c%c%c %s--%s%s%s", o->short_name ? '-' : ' ',
+		     o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ',
+		     "", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	/* two spaces, then "-x, --name ARG" padded to 27 columns; long ones get a line */
+	if (n > 26)
+		fprintf(f, "  %s\n%29s", left, "");
+	else
+		fprintf(f, "  %-27s", left);
+	while (*h) {
+		size_t len = strcspn(h, "\n");
+		fprintf(f, "%.*s\n", (int)len, h);
+		h += len;
+		if (*h) {
+			h++;
+			fprintf(f, "%29s", "");
+		}
+	}
+}
+
+static void print_overview(FILE *f)
+{
+	fputs("usage: rocm-resolve [plan] [options] INPUT...\n", f);
+	for (size_t i = 1; i < RR_ARRAY_LEN(commands); i++)
+		fprintf(f, "       rocm-resolve %s %s\n", commands[i].name, commands[i].synopsis);
+	fputs("\n"
 	      "Keep the ROCm builds of torch and friends when installing a project's\n"
 	      "dependencies. INPUT is a requirements file, a pyproject.toml, a directory\n"
 	      "holding one of them, or - for standard input.\n"
 	      "\n"
-	      "commands:\n"
-	      "  plan       print a safe requirements file for uv or pip (the default)\n"
-	      "  check      exit 1 if installing INPUT as written would break the ROCm stack\n"
-	      "  inspect    show the venv, its ROCm facts and the protected stack\n"
-	      "  verify     check RECORD integrity, run a GPU kernel, and let torch compute\n"
-	      "  install    snapshot the protected stack, run uv (or pip) with the plan, put\n"
-	      "             back what it damaged, then verify\n"
-	      "  restore    put the protected stack back from the snapshot install took\n"
-	      "\n"
-	      "options:\n"
-	      "  -h, --help                 show this help and exit\n"
-	      "  -V, --version              show the version and exit\n"
-	      "  -q, --quiet                only errors on stderr\n"
-	      "  -v, --verbose              explain more on stderr\n"
-	      "      --venv DIR             target venv (default $VIRTUAL_ENV, $CONDA_PREFIX,\n"
-	      "                             /opt/venv, /opt/conda)\n"
-	      "      --stack FILE           read the environment from a stack snapshot written\n"
-	      "                             by `inspect --format json` (plan, check, inspect)\n"
-	      "      --format text|json     output format (default text)\n"
-	      "      --policy FILE          extra policy rules (repeatable)\n"
-	      "      --protect NAME         protect an installed distribution (repeatable)\n"
-	      "      --extra NAME           pyproject: include an optional-dependency group\n"
-	      "      --all-extras           pyproject: include every optional-dependency group\n"
-	      "      --group NAME           pyproject: include a PEP 735 dependency group\n"
-	      "      --no-index             do not query any package index (direct lines only)\n"
-	      "  -i, --index-url URL        primary package index (default PyPI)\n"
-	      "      --extra-index-url URL  further index, consulted after the primary\n"
-	      "      --cert FILE            CA bundle for HTTPS (default $SSL_CERT_FILE; also\n"
-	      "                             $SSL_CERT_DIR)\n"
-	      "      --cache-dir DIR        HTTP cache (default $XDG_CACHE_HOME/rocm-resolve)\n"
-	      "      --no-cache             do not read or write the HTTP cache\n"
-	      "      --offline              answer from the cache only\n"
-	      "      --refresh              revalidate every cached response\n"
-	      "      --strict               exit 1 with no plan when a requirement has no safe version\n"
-	      "      --lock                 print the whole closure pinned with hashes\n"
-	      "      --uv-excludes FILE     write a uv exclusions file for packages that must\n"
-	      "                             never be installed\n"
-	      "      --installer uv|pip     installer used by install (default uv, else pip)\n"
-	      "      --backend auto|hip|cuda  GPU runtime used by verify (default auto)\n"
-	      "      --pre                  allow pre-releases\n"
-	      "      --timeout SECONDS      time limit for the resolution (network and CPU)\n"
-	      "                             and for each verify stage\n"
-	      "      --write-testcase DIR   plan/check: also write the run as a scenario that\n"
-	      "                             rr-testcase replays offline (a bug report as a test)\n"
-	      "      --require-gpu          install: fail when verify has no GPU to check on\n"
+	      "commands:\n",
+	      f);
+	for (size_t i = 0; i < RR_ARRAY_LEN(commands); i++) {
+		const char *s = commands[i].summary;
+		fprintf(f, "  %-11s", commands[i].name);
+		while (*s) {
+			size_t len = strcspn(s, "\n");
+			fprintf(f, "%.*s\n", (int)len, s);
+			s += len;
+			if (*s) {
+				s++;
+				fprintf(f, "%13s", "");
+			}
+		}
+	}
+	fputs("\noptions of every command:\n", f);
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++)
+		if ((options[i].commands & C_ALL) == C_ALL)
+			print_option(f, &options[i]);
+	fputs("\n"
+	      "Each command's own options: rocm-resolve help COMMAND (or COMMAND --help).\n"
 	      "\n"
 	      "exit status: 0 ok, 1 the answer is no, 2 bad input or usage, 3 environment or\n"
 	      "index problem, 70 internal error. See rocm-resolve(1).\n",
 	      f);
 }
+
+static void print_command_help(FILE *f, const struct rr_cli_command *c)
+{
+	if (c->bit == C_PLAN)
+		fprintf(f, "usage: rocm-resolve [plan] %s\n\n%s", c->synopsis, c->description);
+	else
+		fprintf(f, "usage: rocm-resolve %s %s\n\n%s", c->name, c->synopsis, c->description);
+	fputs("\noptions:\n", f);
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++)
+		if (options[i].commands & c->bit)
+			print_option(f, &options[i]);
+	fputs("\nexit status: 0 ok, 1 the answer is no, 2 bad input or usage, 3 environment or\n"
+	      "index problem, 70 internal error. See rocm-resolve(1).\n",
+	      f);
+}
+
+void rr_cli_usage(FILE *f)
+{
+	print_overview(f);
+}
+
+static const struct rr_cli_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < RR_ARRAY_LEN(commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int usage_error(const char *fmt, const char *arg);
+
+/* help [COMMAND] */
+static int cmd_help(struct rr_cli *cli)
+{
+	const struct rr_cli_command *c;
+
+	if (!cli->ninputs) {
+		print_overview(stdout);
+		return RR_EXIT_OK;
+	}
+	if (cli->ninputs > 1)
+		return usage_error("help takes one COMMAND (got '%s' too)", cli->inputs[1]);
+	c = find_command(cli->inputs[0]);
+	if (!c)
+		return usage_error("help: no command '%s' (plan, check, inspect, verify, install, "
+				   "restore, help)",
+				   cli->inputs[0]);
+	print_command_help(stdout, c);
+	return RR_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- parsing */
 
 static void push(char ***v, size_t *n, const char *s)
 {
@@ -182,187 +348,454 @@ static int usage_error(const char *fmt, const char *arg)
 	return RR_EXIT_USAGE;
 }
 
+/* one option as it was given, kept until the command is known */
+struct given {
+	const struct opt_def *def;
+	char *spelling; /* "--index-url" or "-i", for messages */
+	const char *value;
+};
+
+/* "--index-ur": the option it is a prefix of, or the nearest name, for the message */
+static const struct opt_def *nearest_option(const char *name)
+{
+	const struct opt_def *best = NULL;
+	size_t best_d = 3;
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++)
+		if (n >= 3 && strncmp(options[i].name, name, n) == 0)
+			return &options[i];
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++) {
+		size_t d = edit_distance(name, options[i].name);
+		if (d < best_d) {
+			best_d = d;
+			best = &options[i];
+		}
+	}
+	return best;
+}
+
+static int unknown_option(const char *spelling, const char *name)
+{
+	const struct opt_def *near = name ? nearest_option(name) : NULL;
+
+	if (near)
+		fprintf(stderr, "rocm-resolve: error: unknown option '%s'; did you mean '--%s'?\n",
+			spelling, near->name);
+	else
+		fprintf(stderr, "rocm-resolve: error: unknown option '%s'\n", spelling);
+	fprintf(stderr, "Try 'rocm-resolve --help'.\n");
+	return RR_EXIT_USAGE;
+}
+
+static const struct opt_def *find_long(const char *name, size_t n)
+{
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++)
+		if (strlen(options[i].name) == n && strncmp(options[i].name, name, n) == 0)
+			return &options[i];
+	return NULL;
+}
+
+static const struct opt_def *find_short(char c)
+{
+	for (size_t i = 0; i < RR_ARRAY_LEN(options); i++)
+		if (options[i].short_name == c)
+			return &options[i];
+	return NULL;
+}
+
+static void add_given(struct given **v, size_t *n, size_t *cap, const struct opt_def *def,
+		      char *spelling, const char *value)
+{
+	struct given *g = &RR_PUSH(*v, *n, *cap);
+
+	g->def = def;
+	g->spelling = spelling;
+	g->value = value;
+}
+
+/*
+ * argv[1..split) into options (exactly matched; --name=value, --name value,
+ * -x value, -xVALUE, -qv) and positional words; -1 to go on, else the status
+ */
+static int scan(int split, char **argv, struct given **gv, size_t *ng, char ***words,
+		size_t *nwords)
+{
+	size_t cap = 0;
+
+	for (int i = 1; i < split; i++) {
+		const char *a = argv[i];
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			const char *name = a + 2;
+			const char *eq = strchr(name, '=');
+			size_t n = eq ? (size_t)(eq - name) : strlen(name);
+			const struct opt_def *d = find_long(name, n);
+			RR_AUTOFREE char *bare = rr_xstrndup(name, n);
+			if (!d)
+				return unknown_option(a, bare);
+			if (!d->arg && eq)
+				return usage_error("option '--%s' takes no value", d->name);
+			if (d->arg && !eq && i + 1 >= split)
+				return usage_error("option '--%s' needs a value", d->name);
+			add_given(gv, ng, &cap, d, rr_xasprintf("--%s", d->name),
+				  d->arg ? (eq ? eq + 1 : argv[++i]) : NULL);
+		} else if (a[0] == '-' && a[1]) {
+			for (const char *p = a + 1; *p; p++) {
+				const struct opt_def *d = find_short(*p);
+				if (!d) {
+					char sp[3] = {'-', *p, 0};
+					return unknown_option(sp, NULL);
+				}
+				if (!d->arg) {
+					add_given(gv, ng, &cap, d, rr_xasprintf("-%c", *p), NULL);
+					continue;
+				}
+				if (!p[1] && i + 1 >= split) {
+					char sp[3] = {'-', *p, 0};
+					return usage_error("option '%s' needs a value", sp);
+				}
+				add_given(gv, ng, &cap, d, rr_xasprintf("-%c", *p),
+					  p[1] ? p + 1 : argv[++i]);
+				break;
+			}
+		} else {
+			push(words, nwords, a);
+		}
+	}
+	return -1;
+}
+
+static int apply(struct rr_cli *cli, const struct given *g)
+{
+	const char *v = g->value;
+	char *end;
+
+	switch (g->def->id) {
+	case O_HELP:
+	case O_VERSION:
+		break; /* handled before */
+	case O_QUIET:
+		cli->verbosity = -1;
+		break;
+	case O_VERBOSE:
+		cli->verbosity++;
+		break;
+	case O_COLOR:
+		if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))
+			return usage_error("--color takes auto, always or never, not '%s'", v);
+		cli->color = v;
+		break;
+	case O_NO_COLOR:
+		cli->color = "never";
+		break;
+	case O_VENV:
+		cli->venv = v;
+		break;
+	case O_PYTHON:
+		cli->python = v;
+		break;
+	case O_STACK:
+		cli->stack = v;
+		break;
+	case O_FORMAT:
+		if (strcmp(v, "text") == 0)
+			cli->format = RR_FORMAT_TEXT;
+		else if (strcmp(v, "json") == 0)
+			cli->format = RR_FORMAT_JSON;
+		else
+			return usage_error("unknown format '%s' (expected text or json)", v);
+		break;
+	case O_POLICY:
+		push(&cli->policies, &cli->npolicies, v);
+		break;
+	case O_PROTECT:
+		push(&cli->protect, &cli->nprotect, v);
+		break;
+	case O_REQUIREMENT:
+		push(&cli->inputs, &cli->ninputs, v);
+		break;
+	case O_CONSTRAINT:
+		push(&cli->constraints, &cli->nconstraints, v);
+		break;
+	case O_EXTRA:
+		push(&cli->extras, &cli->nextras, v);
+		break;
+	case O_ALL_EXTRAS:
+		cli->all_extras = true;
+		break;
+	case O_GROUP:
+		push(&cli->groups, &cli->ngroups, v);
+		break;
+	case O_NO_INDEX:
+		cli->no_index = true;
+		break;
+	case O_DEFAULT_INDEX:
+	case O_INDEX_URL:
+		/* one default index: the last one given, as uv and pip take it */
+		cli->index_url = v;
+		break;
+	case O_INDEX:
+	case O_EXTRA_INDEX_URL:
+		push(&cli->extra_index_urls, &cli->nextra_index_urls, v);
+		break;
+	case O_CACHE_DIR:
+		cli->cache_dir = v;
+		break;
+	case O_NO_CACHE:
+		cli->no_cache = true;
+		break;
+	case O_OFFLINE:
+		cli->offline = true;
+		break;
+	case O_REFRESH:
+		cli->refresh = true;
+		break;
+	case O_STRICT:
+		cli->strict = true;
+		break;
+	case O_LOCK:
+		cli->lock = true;
+		break;
+	case O_UV_EXCLUDES:
+		cli->uv_excludes = v;
+		break;
+	case O_INSTALLER:
+		if (strcmp(v, "uv") && strcmp(v, "pip"))
+			return usage_error("unknown installer '%s' (expected uv or pip)", v);
+		cli->installer = v;
+		break;
+	case O_BACKEND:
+		if (strcmp(v, "auto") && strcmp(v, "hip") && strcmp(v, "cuda"))
+			return usage_error("unknown backend '%s' (expected auto, hip or cuda)", v);
+		cli->backend = v;
+		break;
+	case O_PRE:
+		cli->pre = true;
+		break;
+	case O_WRITE_TESTCASE:
+		cli->write_testcase = v;
+		break;
+	case O_CERT:
+		cli->cert = v;
+		break;
+	case O_TIMEOUT:
+	{
+		/* bounded: 3000000 overflowed the milliseconds, 4294967297 wrapped to 1 s */
+		long t;
+		errno = 0;
+		t = strtol(v, &end, 10);
+		if (end == v || *end || errno || t <= 0 || t > RR_CLI_MAX_TIMEOUT_S)
+			return usage_error("--timeout needs a whole number of seconds from 1 "
+					   "to " RR_STRINGIFY(RR_CLI_MAX_TIMEOUT_S) ", not '%s'",
+					   v);
+		cli->timeout_s = (int)t;
+	}
+		break;
+	case O_REQUIRE_GPU:
+		cli->require_gpu = true;
+		break;
+	default:
+		return RR_EXIT_INTERNAL;
+	}
+	return -1;
+}
+
+/* "chek": a word that is no file but nearly a command is a typo, not an input */
+static int typo_check(const char *w)
+{
+	struct stat st;
+
+	if (stat(w, &st) == 0 || strchr(w, '/') || strchr(w, '.'))
+		return -1;
+	for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
+		if (edit_distance(w, commands[k].name) <= 2) {
+			fprintf(stderr,
+				"rocm-resolve: error: unknown command '%s'; did you mean '%s'?\n"
+				"Try 'rocm-resolve --help'.\n",
+				w, commands[k].name);
+			return RR_EXIT_USAGE;
+		}
+	return -1;
+}
+
+/* environment variables that mean what uv's options of the same meaning do; returns
+ * where cli->python came from */
+static const char *apply_env(struct rr_cli *cli)
+{
+	const char *off = getenv("UV_OFFLINE");
+	const char *py = getenv("UV_PYTHON");
+
+	/* uv's boolean variables: 1, true, yes, on (any case) */
+	if (off && (strcmp(off, "1") == 0 || strcasecmp(off, "true") == 0 ||
+		    strcasecmp(off, "yes") == 0 || strcasecmp(off, "on") == 0))
+		cli->offline = true;
+	/* UV_PYTHON=3.12 asks uv to find an interpreter: only a path names a venv */
+	if (py && strchr(py, '/') && !cli->venv && !cli->python) {
+		cli->python = py;
+		return "UV_PYTHON";
+	}
+	return "--python";
+}
+
+/*
+ * --python PATH, as uv takes it: a venv's interpreter (DIR/bin/python, not
+ * followed through its symlink: that is the base interpreter) or the venv's
+ * directory; a version request (3.12) names no venv
+ */
+static int python_venv(struct rr_cli *cli, const char *origin)
+{
+	const char *py = cli->python;
+	struct stat st;
+	RR_AUTOFREE char *dir = NULL;
+	char *slash;
+
+	if (!strchr(py, '/')) {
+		fprintf(stderr,
+			"rocm-resolve: error: %s '%s': give the venv's interpreter or directory as a "
+			"path (/opt/venv/bin/python); a version or a name finds no venv here\n",
+			origin, py);
+		return RR_EXIT_USAGE;
+	}
+	if (stat(py, &st) != 0) {
+		fprintf(stderr, "rocm-resolve: error: %s '%s': %s\n", origin, py, strerror(errno));
+		return RR_EXIT_USAGE;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		cli->python_venv = rr_xstrdup(py);
+	} else {
+		dir = rr_xstrdup(py);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+		slash = strrchr(dir, '/');
+		if (strcmp(slash ? slash + 1 : dir, "bin") != 0) {
+			fprintf(stderr,
+				"rocm-resolve: error: %s '%s' is not in a venv's bin/ directory; "
+				"name the venv with --venv DIR\n",
+				origin, py);
+			return RR_EXIT_USAGE;
+		}
+		if (slash == dir)
+			slash[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+		cli->python_venv = RR_STEAL(dir);
+	}
+	cli->venv = cli->python_venv;
+	return -1;
+}
+
 /*
  * returns -1 to go on, or an exit status (0 after --help/--version); the
  * first positional word names the command when it is one
  */
 int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 {
-	int c;
 	int split = argc;
-	char *end;
+	struct given *gv = NULL;
+	size_t ng = 0;
+	char **words = NULL;
+	size_t nwords = 0;
+	size_t first_input = 0;
+	const struct rr_cli_command *cmd = NULL;
+	int status;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			split = i;
 			break;
 		}
-	for (int i = split + 1; i < argc; i++)
-		push(&cli->passthrough, &cli->npassthrough, argv[i]);
 	cli->format = RR_FORMAT_TEXT;
 	cli->backend = "auto";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(split, argv, "hVqvi:", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			rr_cli_usage(stdout);
-			return RR_EXIT_OK;
-		case 'V':
+	status = scan(split, argv, &gv, &ng, &words, &nwords);
+	if (nwords && (cmd = find_command(words[0])))
+		first_input = 1;
+	else if (status < 0)
+		cmd = &commands[0];
+	/* a bad option before the command word leaves cmd NULL: plan is assumed */
+	cli->command = cmd ? cmd->name : NULL;
+	cli->cmd = cmd;
+	if (status >= 0)
+		goto out;
+	for (size_t i = 0; i < ng; i++)
+		if (gv[i].def->id == O_VERSION) {
 			printf("rocm-resolve %s\n", RR_VERSION);
-			return RR_EXIT_OK;
-		case 'q':
-			cli->verbosity = -1;
-			break;
-		case 'v':
-			cli->verbosity++;
-			break;
-		case OPT_VENV:
-			cli->venv = optarg;
-			break;
-		case OPT_STACK:
-			cli->stack = optarg;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				cli->format = RR_FORMAT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				cli->format = RR_FORMAT_JSON;
+			status = RR_EXIT_OK;
+			goto out;
+		}
+	for (size_t i = 0; i < ng; i++)
+		if (gv[i].def->id == O_HELP) {
+			/* plain --help is the overview; `check --help` is check's */
+			if (first_input)
+				print_command_help(stdout, cmd);
 			else
-				return usage_error("unknown format '%s' (expected text or json)", optarg);
-			break;
-		case OPT_POLICY:
-			push(&cli->policies, &cli->npolicies, optarg);
-			break;
-		case OPT_PROTECT:
-			push(&cli->protect, &cli->nprotect, optarg);
-			break;
-		case OPT_EXTRA:
-			push(&cli->extras, &cli->nextras, optarg);
-			break;
-		case OPT_ALL_EXTRAS:
-			cli->all_extras = true;
-			break;
-		case OPT_GROUP:
-			push(&cli->groups, &cli->ngroups, optarg);
-			break;
-		case OPT_NO_INDEX:
-			cli->no_index = true;
-			break;
-		case 'i':
-			if (cli->nindex_urls)
-				free(cli->index_urls[--cli->nindex_urls]);
-			push(&cli->index_urls, &cli->nindex_urls, optarg);
-			break;
-		case OPT_EXTRA_INDEX_URL:
-			push(&cli->extra_index_urls, &cli->nextra_index_urls, optarg);
-			break;
-		case OPT_CACHE_DIR:
-			cli->cache_dir = optarg;
-			break;
-		case OPT_NO_CACHE:
-			cli->no_cache = true;
-			break;
-		case OPT_OFFLINE:
-			cli->offline = true;
-			break;
-		case OPT_REFRESH:
-			cli->refresh = true;
-			break;
-		case OPT_STRICT:
-			cli->strict = true;
-			break;
-		case OPT_LOCK:
-			cli->lock = true;
-			break;
-		case OPT_UV_EXCLUDES:
-			cli->uv_excludes = optarg;
-			break;
-		case OPT_INSTALLER:
-			if (strcmp(optarg, "uv") && strcmp(optarg, "pip"))
-				return usage_error("unknown installer '%s' (expected uv or pip)", optarg);
-			cli->installer = optarg;
-			break;
-		case OPT_BACKEND:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "hip") && strcmp(optarg, "cuda"))
-				return usage_error("unknown backend '%s' (expected auto, hip or cuda)",
-						   optarg);
-			cli->backend = optarg;
-			break;
-		case OPT_PRE:
-			cli->pre = true;
-			break;
-		case OPT_WRITE_TESTCASE:
-			cli->write_testcase = optarg;
-			break;
-		case OPT_CERT:
-			cli->cert = optarg;
-			break;
-		case OPT_TIMEOUT:
-		{
-			/* bounded: 3000000 overflowed the milliseconds, 4294967297 wrapped to 1 s */
-			long v;
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || errno || v <= 0 || v > RR_CLI_MAX_TIMEOUT_S)
-				return usage_error("--timeout needs a whole number of seconds from 1 "
-						   "to " RR_STRINGIFY(RR_CLI_MAX_TIMEOUT_S) ", not '%s'",
-						   optarg);
-			cli->timeout_s = (int)v;
+				print_overview(stdout);
+			status = RR_EXIT_OK;
+			goto out;
 		}
-			break;
-		case OPT_REQUIRE_GPU:
-			cli->require_gpu = true;
-			break;
-		case '?':
-		default:
-			if (optopt && optopt < 256)
-				return usage_error("unknown or incomplete option '-%s'",
-						   (char[]){(char)optopt, 0});
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+	if (!first_input && nwords && (status = typo_check(words[0])) >= 0)
+		goto out;
+	for (size_t i = 0; i < ng; i++)
+		if (!(gv[i].def->commands & cmd->bit)) {
+			fprintf(stderr,
+				"rocm-resolve: error: %s takes no option '%s' (its options: "
+				"rocm-resolve help %s)\n",
+				cmd->name, gv[i].spelling, cmd->name);
+			status = RR_EXIT_USAGE;
+			goto out;
 		}
+	for (size_t i = 0; i < ng && status < 0; i++)
+		status = apply(cli, &gv[i]);
+	if (status >= 0)
+		goto out;
+	for (size_t i = first_input; i < nwords; i++)
+		push(&cli->inputs, &cli->ninputs, words[i]);
+	if (cli->venv && cli->python) {
+		status = usage_error("--venv and --python both name the environment (%s); give one",
+				     cli->python);
+		goto out;
 	}
-	for (int i = optind; i < split; i++) {
-		if (!cli->command && i == optind) {
-			for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
-				if (strcmp(argv[i], commands[k]) == 0)
-					cli->command = commands[k];
-			if (cli->command)
-				continue;
-		}
-		push(&cli->inputs, &cli->ninputs, argv[i]);
+	for (int i = split + 1; i < argc; i++)
+		push(&cli->passthrough, &cli->npassthrough, argv[i]);
+	if (split < argc && cmd->bit != C_INSTALL) {
+		status = usage_error("arguments after '--' are only for install (got '%s')",
+				     split + 1 < argc ? argv[split + 1] : "--");
+		goto out;
 	}
-	if (!cli->command)
-		cli->command = "plan";
-	if (strcmp(cli->command, "plan") == 0 && cli->ninputs && optind < split &&
-	    strcmp(argv[optind], "plan") != 0) {
-		/* "chek": a word that is no file but nearly a command is a typo, not an input */
-		const char *w = cli->inputs[0];
-		struct stat st;
-		for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
-			if (stat(w, &st) != 0 && !strchr(w, '/') && !strchr(w, '.') &&
-			    edit_distance(w, commands[k]) <= 2) {
-				fprintf(stderr,
-					"rocm-resolve: error: unknown command '%s'; did you mean '%s'?\n"
-					"Try 'rocm-resolve --help'.\n",
-					w, commands[k]);
-				return RR_EXIT_USAGE;
-			}
+	if (cli->ninputs && !(cmd->flags & RR_CMD_INPUTS) && cmd->bit != C_HELP) {
+		fprintf(stderr, "rocm-resolve: error: %s takes no INPUT (got '%s')\n", cmd->name,
+			cli->inputs[0]);
+		status = RR_EXIT_USAGE;
+		goto out;
 	}
-	if (cli->npassthrough && strcmp(cli->command, "install"))
-		return usage_error("arguments after '--' are only for install (got '%s')",
-				   cli->passthrough[0]);
-	return -1;
+	{
+		const char *origin = apply_env(cli);
+		if (cli->python)
+			status = python_venv(cli, origin);
+	}
+out:
+	for (size_t i = 0; i < ng; i++)
+		free(gv[i].spelling);
+	free(gv);
+	for (size_t i = 0; i < nwords; i++)
+		free(words[i]);
+	free(words);
+	return status;
 }
 
 void rr_cli_release(struct rr_cli *cli)
 {
+	free(cli->python_venv);
 	rr_strv_free_array(cli->inputs, cli->ninputs);
+	rr_strv_free_array(cli->constraints, cli->nconstraints);
 	rr_strv_free_array(cli->policies, cli->npolicies);
 	rr_strv_free_array(cli->protect, cli->nprotect);
 	rr_strv_free_array(cli->extras, cli->nextras);
 	rr_strv_free_array(cli->groups, cli->ngroups);
-	rr_strv_free_array(cli->index_urls, cli->nindex_urls);
 	rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
 	rr_strv_free_array(cli->passthrough, cli->npassthrough);
 }

@@ -23,11 +23,39 @@ enum {
 
 enum rr_format { RR_FORMAT_TEXT, RR_FORMAT_JSON };
 
+struct rr_cli;
+
+/* what a command is, for the code that serves several (the command table's flags) */
+enum {
+	RR_CMD_INPUTS = 1 << 0,		  /* reads INPUTs and plans them */
+	RR_CMD_PLAN_STDOUT = 1 << 1,	  /* the plan goes to stdout: a failure fails the pipe */
+	RR_CMD_LIVE_ENV = 1 << 2,	  /* needs the live venv, not a stack file */
+	RR_CMD_OFFLINE_FALLBACK = 1 << 3, /* no network: the cache, else the lines alone */
+	RR_CMD_RUNS_INSTALLER = 1 << 4,	  /* runs uv or pip itself */
+};
+
+/* a command: its name, its bit in the option table's masks, what runs it, its help */
+struct rr_cli_command {
+	const char *name;
+	unsigned bit;
+	unsigned flags; /* RR_CMD_* */
+	int (*fn)(struct rr_cli *cli);
+	const char *synopsis;	 /* after the name: "[options] INPUT..." */
+	const char *summary;	 /* the overview's line(s) */
+	const char *description; /* the top of its own --help */
+};
+
 struct rr_cli {
-	const char *command;
-	char **inputs;
+	const struct rr_cli_command *cmd;
+	const char *command; /* cmd->name */
+	char **inputs;	     /* positional INPUTs and -r FILE */
 	size_t ninputs;
+	char **constraints; /* -c FILE */
+	size_t nconstraints;
 	const char *venv;
+	const char *python; /* --python / $UV_PYTHON (a path): the venv's interpreter or root */
+	char *python_venv;  /* the venv that python names (owned); also in venv */
+	const char *color;  /* --color: auto, always, never; NULL: auto */
 	const char *stack; /* --stack FILE: a snapshot instead of a live venv */
 	enum rr_format format;
 	int verbosity; /* -1 quiet, 0 normal, 1+ verbose */
@@ -41,9 +69,8 @@ struct rr_cli {
 	char **groups;
 	size_t ngroups;
 	bool no_index;
-	char **index_urls; /* --index-url (at most one, first) */
-	size_t nindex_urls;
-	char **extra_index_urls;
+	const char *index_url; /* --default-index / --index-url: the last one given */
+	char **extra_index_urls; /* --index / --extra-index-url, in order */
 	size_t nextra_index_urls;
 	const char *cache_dir;
 	bool no_cache;
@@ -63,6 +90,7 @@ struct rr_cli {
 	size_t npassthrough;
 };
 
+/* -1 to go on (cli->cmd set), else the exit status (0 after --help, --version) */
 int rr_cli_parse(struct rr_cli *cli, int argc, char **argv);
 void rr_cli_release(struct rr_cli *cli);
 void rr_cli_usage(FILE *f);

@@ -26,7 +26,7 @@
 
 static int fail_closed(const struct rr_cli *cli, int status)
 {
-	return strcmp(cli->command, "plan") == 0 ? rr_cli_fail_closed(cli, status) : status;
+	return cli->cmd->flags & RR_CMD_PLAN_STDOUT ? rr_cli_fail_closed(cli, status) : status;
 }
 
 void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)

@@ -13,13 +13,8 @@
 #include "cli.h"
 #include "rocm-resolve/strbuf.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(struct rr_cli *cli);
-} dispatch[] = {
-	{"plan", cmd_plan},	  {"check", cmd_check},	    {"inspect", cmd_inspect},
-	{"verify", cmd_verify}, {"install", cmd_install}, {"restore", cmd_restore},
-};
+/* --color: "auto", "always" or "never" (set once, before any output) */
+static const char *colour_choice;
 
 int rr_cli_exit_for(rr_err code)
 {
@@ -80,8 +75,9 @@ void rr_cli_print_error(const rr_error *err)
 }
 
 /*
- * an SGR sequence for stderr, or "" when colour is off: NO_COLOR (any value)
- * turns it off, CLICOLOR_FORCE (not "0") on, else a terminal has it
+ * an SGR sequence for stderr, or "" when colour is off: --color always/never
+ * first (as uv), then NO_COLOR (any value) turns it off, CLICOLOR_FORCE (not
+ * "0") on, else a terminal has it
  */
 const char *rr_cli_colour(const char *sgr)
 {
@@ -91,6 +87,8 @@ const char *rr_cli_colour(const char *sgr)
 	const char *force = getenv("CLICOLOR_FORCE");
 	const char *no = getenv("NO_COLOR");
 
+	if (on < 0 && colour_choice && strcmp(colour_choice, "auto"))
+		on = strcmp(colour_choice, "always") == 0;
 	if (on < 0)
 		on = no && *no ? 0
 		     : force && *force && strcmp(force, "0") ? 1
@@ -205,14 +203,12 @@ int main(int argc, char **argv)
 	/* a closed pipe is reported as a write error, not a silent death */
 	signal(SIGPIPE, SIG_IGN);
 	rc = rr_cli_parse(&cli, argc, argv);
-	if (rc > 0 && (!cli.command || strcmp(cli.command, "plan") == 0))
+	colour_choice = cli.color;
+	/* before the command is known (a bad option), plan, the default, is assumed */
+	if (rc > 0 && (!cli.cmd || (cli.cmd->flags & RR_CMD_PLAN_STDOUT)))
 		rc = rr_cli_fail_closed(&cli, rc); /* a plan was asked for: the pipe must fail too */
-	if (rc < 0) {
-		rc = RR_EXIT_INTERNAL;
-		for (size_t i = 0; i < RR_ARRAY_LEN(dispatch); i++)
-			if (strcmp(dispatch[i].name, cli.command) == 0)
-				rc = dispatch[i].fn(&cli);
-	}
+	if (rc < 0)
+		rc = cli.cmd->fn(&cli);
 	rr_cli_release(&cli);
 	return rc;
 }

@@ -61,6 +61,8 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	memset(o, 0, sizeof(*o));
 	o->inputs = (const char *const *)cli->inputs;
 	o->ninputs = cli->ninputs;
+	o->constraints = (const char *const *)cli->constraints;
+	o->nconstraints = cli->nconstraints;
 	o->want_inputs = want_inputs;
 	o->extras = (const char *const *)cli->extras;
 	o->nextras = cli->nextras;
@@ -70,14 +72,14 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->command = cli->command;
 	o->venv = cli->venv;
 	o->stack_file = cli->stack;
-	o->needs_live_env = strcmp(cli->command, "verify") == 0 || strcmp(cli->command, "install") == 0;
+	o->needs_live_env = cli->cmd->flags & RR_CMD_LIVE_ENV;
 	o->sysroot = getenv("RR_SYSROOT");
 	o->policies = (const char *const *)cli->policies;
 	o->npolicies = cli->npolicies;
 	o->protect = (const char *const *)cli->protect;
 	o->nprotect = cli->nprotect;
 	o->no_index = cli->no_index;
-	o->index_url = cli->nindex_urls ? cli->index_urls[0] : NULL;
+	o->index_url = cli->index_url;
 	o->extra_index_urls = (const char *const *)cli->extra_index_urls;
 	o->nextra_index_urls = cli->nextra_index_urls;
 	o->cache_dir = cli->cache_dir;
@@ -88,11 +90,11 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->pre = cli->pre;
 	o->timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o->record = cli->write_testcase != NULL;
-	o->offline_fallback = strcmp(cli->command, "check") == 0;
+	o->offline_fallback = cli->cmd->flags & RR_CMD_OFFLINE_FALLBACK;
 	o->observe = observe;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */
 	o->allow_excludes = cli->uv_excludes != NULL ||
-			    (strcmp(cli->command, "install") == 0 &&
+			    ((cli->cmd->flags & RR_CMD_RUNS_INSTALLER) &&
 			     (!cli->installer || strcmp(cli->installer, "uv") == 0));
 }
 

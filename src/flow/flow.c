@@ -96,6 +96,40 @@ static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_er
 	return rc ? RR_E_ENV : RR_OK;
 }
 
+/*
+ * -c FILE on the command line: read as the line "-c FILE" of a requirements
+ * file would be (relative to the working directory), so the plan refers to
+ * the file, or to its filtered copy, as it does for a file's own -c
+ */
+static rr_err load_constraints(struct rr_reqset *set, const char *path, rr_error *err)
+{
+	static const char origin[] = "(command line)";
+	RR_AUTO_STRBUF struct rr_strbuf line = RR_STRBUF_INIT;
+	rr_err rc;
+
+	if (access(path, R_OK) != 0)
+		return rr_fail(err, RR_E_IO, "-c '%s': cannot read it: %s", path, strerror(errno));
+
+	rr_strbuf_adds(&line, "-c '");
+	for (const char *p = path; *p; p++)
+		if (*p == '\'')
+			rr_strbuf_adds(&line, "'\"'\"'");
+		else
+			rr_strbuf_addch(&line, *p);
+	rr_strbuf_adds(&line, "'\n");
+	rc = rr_reqfile_parse(set, origin, line.buf, line.len, false, err);
+	/* the one-line text is no input file: the plan's inputs list the constraints file */
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (strcmp(set->files[i], origin) == 0) {
+			free(set->files[i]);
+			memmove(&set->files[i], &set->files[i + 1],
+				(set->nfiles - i - 1) * sizeof(*set->files));
+			set->nfiles--;
+			break;
+		}
+	return rc;
+}
+
 rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error *err)
 {
 	struct rr_flow *f = rr_xcalloc(1, sizeof(*f));
@@ -123,6 +157,8 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		f->have_reqs = true;
 		for (size_t i = 0; !rc && i < o->ninputs; i++)
 			rc = rr_input_load(&f->reqs, o->inputs[i], &sel, err);
+		for (size_t i = 0; !rc && i < o->nconstraints; i++)
+			rc = load_constraints(&f->reqs, o->constraints[i], err);
 		if (rc)
 			goto fail;
 	}

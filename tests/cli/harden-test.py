@@ -159,8 +159,9 @@ def test_json_utf8(tmp):
     """item 10: JSON carrying a raw 0xff from a dist-info name is still UTF-8 JSON (before,
     inspect --format json wrote the byte raw and json.loads failed)"""
     v = bad_venv(tmp)
-    for cmd in (["inspect"], ["check", os.path.join(src, "tests", "cli", "inputs", "safe.txt")]):
-        p = run(cmd + ["--no-index", "--format", "json", "--venv", v])
+    for cmd in (["inspect"],
+                ["check", "--no-index", os.path.join(src, "tests", "cli", "inputs", "safe.txt")]):
+        p = run(cmd + ["--format", "json", "--venv", v])
         ok = False
         try:
             json.loads(p.stdout.decode("utf-8"))
