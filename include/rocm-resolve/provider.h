@@ -61,6 +61,13 @@ struct rr_provider {
 	void (*prefetch)(void *ctx, const char *const *keys, size_t n);
 	void (*prefetch_deps)(void *ctx, const char *key, const struct rr_candidate *const *cs,
 			      size_t n);
+	/*
+	 * optional: the resolver is about to ask for the dependencies of cs[0]; cs[1..n-1]
+	 * are the candidates of key it would try next, in that order, should cs[0] not
+	 * fit (those the current decisions allow and it has not asked about yet)
+	 */
+	void (*upcoming)(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			 size_t n);
 };
 
 struct rr_provider_mem;

@@ -349,7 +349,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	struct rr_index_opts io = {0};
 	struct rr_index_client *client = NULL;
 	struct rr_index_provider *ip = NULL;
-	struct rr_provider prov;
+	struct rr_provider prov = {0};
 	struct rr_provider_record *rec = NULL;
 	struct rr_transitive_input in = {0};
 	rr_err rc = RR_OK;

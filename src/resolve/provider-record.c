@@ -98,6 +98,15 @@ static void rec_prefetch_deps(void *ctx, const char *key, const struct rr_candid
 		r->inner.prefetch_deps(r->inner.ctx, key, cs, n);
 }
 
+static void rec_upcoming(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			 size_t n)
+{
+	struct rr_provider_record *r = ctx;
+
+	if (r->inner.upcoming)
+		r->inner.upcoming(r->inner.ctx, key, cs, n);
+}
+
 struct rr_provider_record *rr_provider_record_new(const struct rr_provider *inner)
 {
 	struct rr_provider_record *r = rr_xcalloc(1, sizeof(*r));
@@ -114,6 +123,7 @@ void rr_provider_record_get(struct rr_provider_record *r, struct rr_provider *re
 	ret->dependencies = rec_dependencies;
 	ret->prefetch = rec_prefetch;
 	ret->prefetch_deps = rec_prefetch_deps;
+	ret->upcoming = rec_upcoming;
 }
 
 void rr_provider_record_format(const struct rr_provider_record *r, struct rr_strbuf *out)

@@ -55,6 +55,15 @@ struct pg_ops {
 };
 
 struct pg_solver *pg_new(const struct pg_ops *ops);
+/*
+ * the candidates of pkg the solver would try after cand, in the order it would
+ * try them (the preferred one, then newest first), that the current partial
+ * solution allows and whose dependencies it has not asked for yet: at most max,
+ * into out; how many. Meant for ops->dependencies (a hint of what comes next
+ * should cand fail).
+ */
+size_t pg_next_allowed(const struct pg_solver *s, uint32_t pkg, uint32_t cand, uint32_t *out,
+		       size_t max);
 struct pg_solver *pg_free(struct pg_solver *s);
 
 /*

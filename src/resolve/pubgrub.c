@@ -734,6 +734,24 @@ static int32_t pick_version(const struct pg_solver *s, uint32_t pkg, bool skip_u
 	return skip_unknown ? pick_version(s, pkg, false) : -1;
 }
 
+size_t pg_next_allowed(const struct pg_solver *s, uint32_t pkg, uint32_t cand, uint32_t *out,
+		       size_t max)
+{
+	const struct pg_pkg *p = &s->pkgs[pkg];
+	size_t n = 0;
+	bool pref = p->preferred >= 0 && (uint32_t)p->preferred != cand &&
+		    pg_set_has(p->cur, (uint32_t)p->preferred) &&
+		    !pg_set_has(p->deps_done, (uint32_t)p->preferred);
+
+	if (pref && n < max)
+		out[n++] = (uint32_t)p->preferred;
+	for (uint32_t i = p->ncand; i-- > 0 && n < max;)
+		if (i != cand && (!pref || i != (uint32_t)p->preferred) && pg_set_has(p->cur, i) &&
+		    !pg_set_has(p->deps_done, i))
+			out[n++] = i;
+	return n;
+}
+
 rr_err pg_solve(struct pg_solver *s, size_t max_steps, bool *ok, rr_error *err)
 {
 	uint32_t next = PG_ROOT;

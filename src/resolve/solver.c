@@ -16,6 +16,9 @@
 
 enum rs_kind { RS_PLAIN, RS_FIXED, RS_FORBIDDEN, RS_UNKNOWN };
 
+/* how many of the candidates a walk would try next the provider is told about */
+#define RS_UPCOMING 8
+
 struct rs_pkg {
 	char *key;   /* normalised base name */
 	char *extra; /* normalised extra for a virtual "key[extra]" package, else NULL */
@@ -516,7 +519,6 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 	rr_err *prc;
 	rr_err rc = RR_OK;
 
-	(void)pg;
 	if (extra) {
 		/* "name[extra]" is name at the same version plus the extra's requirements */
 		uint64_t *same = pg_set_new(r->pg, p->base);
@@ -529,6 +531,16 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		n = p->fixed->nrequires;
 	} else if (p->kind == RS_PLAIN) {
 		rr_error e2 = RR_ERROR_INIT;
+		if (r->prov->upcoming) {
+			/* what this package's walk would try next, should this one not fit */
+			const struct rr_candidate *next[1 + RS_UPCOMING];
+			uint32_t idx[RS_UPCOMING];
+			size_t k = pg_next_allowed(pg, pkg, cand, idx, RS_UPCOMING);
+			next[0] = c;
+			for (size_t i = 0; i < k; i++)
+				next[1 + i] = p->cands[idx[i]];
+			r->prov->upcoming(r->prov->ctx, key, next, 1 + k);
+		}
 		rc = r->prov->dependencies(r->prov->ctx, key, c, &list, &n, &e2);
 		if (rc) {
 			rr_error_move(err, &e2);

@@ -169,7 +169,7 @@ static rr_err failing_candidates(void *ctx, const char *key, const struct rr_can
 static void test_resolve_provider_error(void **state)
 {
 	static const char *const lines[] = {"numpy", NULL};
-	struct rr_provider p = {NULL, failing_candidates, NULL, NULL, NULL};
+	struct rr_provider p = {NULL, failing_candidates, NULL, NULL, NULL, NULL};
 	struct reqs q;
 	struct rr_resolve_request rq = {0};
 	struct rr_solution *sol = NULL;
@@ -301,8 +301,8 @@ static void test_resolve_prefetch_hints(void **state)
 	static const char *const lines[] = {"torchvision", NULL};
 	struct rr_provider_mem *m = world();
 	struct hints h = {"", ""};
-	struct rr_provider self = {&h, NULL, NULL, NULL, NULL};
-	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, hint_keys, hint_deps};
+	struct rr_provider self = {&h, NULL, NULL, NULL, NULL, NULL};
+	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, hint_keys, hint_deps, NULL};
 	struct reqs q;
 	struct rr_resolve_request rq = {0};
 	struct rr_solution *sol;
@@ -325,6 +325,54 @@ static void test_resolve_prefetch_hints(void **state)
 	rr_provider_mem_free(m);
 }
 
+
+static void hint_upcoming(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			  size_t n)
+{
+	struct hints *h = ((struct rr_provider *)ctx)->ctx;
+	for (size_t i = 0; i < n; i++)
+		snprintf(h->deps + strlen(h->deps), sizeof(h->deps) - strlen(h->deps), "%s%s-%s",
+			 i ? " " : "", key, cs[i]->version_text);
+	snprintf(h->deps + strlen(h->deps), sizeof(h->deps) - strlen(h->deps), " | ");
+}
+
+/*
+ * a walk down a project's releases: before each release's dependencies are
+ * asked for, the provider hears which ones the resolver would try next, in its
+ * order, within what the decisions so far allow (a<5 here: never 5.0), and
+ * without those it already asked about
+ */
+static void test_resolve_upcoming_walk(void **state)
+{
+	static const char *const lines[] = {"a<5", NULL};
+	static const char *const needs_b2[] = {"b>=2", NULL};
+	struct rr_provider_mem *m = rr_provider_mem_new();
+	struct hints h = {"", ""};
+	struct rr_provider self = {&h, NULL, NULL, NULL, NULL, NULL};
+	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, NULL, NULL,
+				  hint_upcoming};
+	struct reqs q;
+	struct rr_resolve_request rq = {0};
+	struct rr_solution *sol;
+	(void)state;
+
+	add(m, "a", "1.0", NULL);
+	add(m, "a", "2.0", NULL);
+	add(m, "a", "3.0", needs_b2);
+	add(m, "a", "4.0", needs_b2);
+	add(m, "a", "5.0", NULL);
+	add(m, "b", "1.0", NULL);
+	rr_provider_mem_get(m, &hinted_inner);
+	reqs_set(&q, lines);
+	rq.reqs = q.rr;
+	rq.nreqs = q.n;
+	assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	assert_string_equal(h.deps, "a-4.0 a-3.0 a-2.0 a-1.0 | a-3.0 a-2.0 a-1.0 | a-2.0 a-1.0 | ");
+	rr_solution_free(sol);
+	reqs_release(&q);
+	rr_provider_mem_free(m);
+}
 
 /* a release whose dependencies need a build is taken only when nothing known fits */
 static void test_resolve_prefers_known_dependencies(void **state)
@@ -424,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_big_world),
 		cmocka_unit_test(test_resolve_step_cap),
 		cmocka_unit_test(test_resolve_prefetch_hints),
+		cmocka_unit_test(test_resolve_upcoming_walk),
 		cmocka_unit_test(test_resolve_prefers_known_dependencies),
 		cmocka_unit_test(test_resolve_unknown_walk_bound),
 	};
