@@ -61,12 +61,31 @@ FILES = [
     "requirements/huggingface__diffusers__examples__server-async__requirements.txt",
     "pyproject/hiyouga__LLaMA-Factory__pyproject.toml",
 ]
+# issue 17: six more corpus files that both tools resolve here (--more adds them); not
+# audiocraft (uv cannot build PyAV here), text-generation-webui or generative-models
+# (uv stops at a GitHub URL this machine cannot reach)
+MORE = [
+    "requirements/huggingface__diffusers__examples__server__requirements.txt",
+    "requirements/microsoft__DeepSpeed__requirements__requirements-dev.txt",
+    "pyproject/lm-sys__FastChat__pyproject.toml",
+    "pyproject/Zyphra__Zonos__pyproject.toml",
+    "requirements/lllyasviel__stable-diffusion-webui-forge__requirements_versions.txt",
+    "pyproject/karpathy__nanochat__pyproject.toml",
+]
 SHORT = {
     "comfyanonymous__ComfyUI__requirements.txt": "ComfyUI requirements.txt",
     "coqui-ai__TTS__requirements.txt": "coqui TTS requirements.txt",
     "m-bain__whisperX__pyproject.toml": "whisperX pyproject.toml",
     "huggingface__diffusers__examples__server-async__requirements.txt": "diffusers examples/server-async",
     "hiyouga__LLaMA-Factory__pyproject.toml": "LLaMA-Factory pyproject.toml",
+    "huggingface__diffusers__examples__server__requirements.txt": "diffusers examples/server",
+    "microsoft__DeepSpeed__requirements__requirements-dev.txt": "DeepSpeed requirements-dev.txt",
+    "lm-sys__FastChat__pyproject.toml": "FastChat pyproject.toml",
+    "Zyphra__Zonos__pyproject.toml": "Zonos pyproject.toml",
+    "lllyasviel__stable-diffusion-webui-forge__requirements_versions.txt":
+        "webui-forge requirements_versions.txt",
+    "karpathy__nanochat__pyproject.toml": "nanochat pyproject.toml",
+    "Stability-AI__generative-models__requirements__pt2.txt": "generative-models requirements/pt2.txt",
 }
 TOOLS = ("rr", "uv", "pip")
 TOOL_NAME = {"rr": "rocm-resolve plan", "uv": "uv pip compile", "pip": "pip install --dry-run"}
@@ -221,7 +240,7 @@ def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
         env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
     if tool == "rr":
         env["RR_SYSROOT"] = ctx["sysroot"]
-        return [ctx["exe"], "plan", "-v", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
+        return [ctx["exe"], "plan", "-vv", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
     if tool == "uv":
         env["RUST_LOG"] = "uv_client=trace"
         return [ctx["uv"], "pip", "compile", "--no-config", "--no-sources", "--no-python-downloads",
@@ -235,38 +254,112 @@ def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
     raise ValueError(tool)
 
 
-def bench_one(tool, inp, ctx, runs, timeout, cap, long, log):
+# the Accept header rocm-resolve sends for a project page (RR_INDEX_ACCEPT)
+PAGE_ACCEPT = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
+               "text/html;q=0.01")
+# a -vv transfer line: "rocm-resolve: GET URL -> STATUS (N bytes)[, range R][, accept "A"], ..."
+GET_LINE = re.compile(r"^rocm-resolve: GET (\S+) -> (\d+) \((\d+) bytes\)"
+                      r"(?:, range ([^\s,]+)(?: of -?\d+)?)?(?:, accept \"([^\"]*)\")?(?:,.*)?$", re.M)
+
+
+def is_page_url(url):
+    path = url.split("?", 1)[0]
+    return path.endswith("/") or re.search(r"/pypi/[^/]+/json$", path) is not None
+
+
+def floor_requests(err):
+    """the requests a rocm-resolve -vv run made, each (url, range) once, in the order they
+    finished: [(url, range or None, accept or None)]. A line without its range (an older
+    build's log) names a 206 by its size: the file's last N bytes, as many as came."""
+    seen, out = set(), []
+    for m in GET_LINE.finditer(err):
+        url, status, nbytes, rng, accept = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
+        if rng is None and status == 206:
+            rng = f"-{nbytes}"
+        if accept is None and is_page_url(url):
+            accept = PAGE_ACCEPT
+        key = (url, rng)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((url, rng, accept))
+    return out
+
+
+def run_floor(reqs, ctx, stem, timeout):
+    """the network's floor for a run: every request it made, started together as one
+    parallel burst (curl --parallel: one HTTP/2 connection per host, streams multiplexed),
+    through the same counting proxy. Wall clock of the curl process."""
+    cfg = stem + ".curl"
+    with open(cfg, "w") as f:
+        for i, (url, rng, accept) in enumerate(reqs):
+            if i:
+                f.write("next\n")
+            f.write(f'url = "{url}"\noutput = "/dev/null"\nsilent\nshow-error\n')
+            f.write('write-out = "%{http_code} %{size_download}\\n"\n')
+            if rng:
+                f.write(f'range = "{rng}"\n')
+            if accept:
+                f.write(f'header = "Accept: {accept}"\n')
+    env = dict(ctx["env"])
+    if ctx["proxy"]:
+        env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
+    argv = [ctx["curl"], "--parallel", "--parallel-max", "100", "-K", cfg]
+    r = run_once(argv, env, ctx["work"], ctx["proxy_obj"], timeout, 0, stem + ".out", stem + ".err")
+    with open(stem + ".out", errors="replace") as f:
+        codes = [ln.split() for ln in f if ln.strip()]
+    r["requests"] = len(codes)
+    r["bad"] = sum(1 for c in codes if not c or c[0] not in ("200", "206", "404", "416"))
+    if r["bad"] or r["rc"] != 0:
+        r["status"] = "failed"
+    del r["err"]
+    return r
+
+
+def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor=True):
+    """cold runs interleaved tool by tool (rr, uv, pip, rr, uv, ...: a change in the
+    machine's load falls on all of them), each rr cold run followed by its floor; then
+    the warm runs the same way"""
     work = ctx["work"]
-    cache = os.path.join(work, f"cache-{tool}")
-    res = {"cold": [], "warm": []}
-    stopped = None
-    n = runs
-    for mode in ("cold", "warm"):
-        for i in range(n):
-            if mode == "cold":
-                shutil.rmtree(cache, ignore_errors=True)
-                os.makedirs(cache)
-            stem = os.path.join(ctx["logs"], f"{tool}-{inp['label'].split()[0]}-{mode}{i}")
-            argv, env = tool_cmd(tool, inp, cache, work, ctx, stem + ".log")
-            r = run_once(argv, env, work, ctx["proxy_obj"], timeout, cap, stem + ".out", stem + ".err")
-            if tool == "pip" and os.path.exists(stem + ".log"):
-                with open(stem + ".log", errors="replace") as f:
-                    r["err"] = f.read()
-            r["requests"], r["lower_bound"] = count_requests(tool, r["err"])
-            r["self_bytes"] = self_reported_bytes(r["err"]) if tool == "rr" else None
-            del r["err"]
-            res[mode].append(r)
-            log(f"  {tool:<3} {mode} {i + 1}/{runs}: {r['status']} rc={r['rc']} {r['time']:.2f} s "
-                f"rss={human((r['rss_kb'] or 0) * 1024)} down={human(r['down'])} tunnels={r['tunnels']} "
-                f"requests={r['requests']}")
-            if r["status"] != "ok":
-                stopped = r["status"]
-                break
-            if mode == "cold" and i == 0 and r["time"] > long:
-                n = 1  # a slow (tool, input) is measured once cold and once warm
-                break
-        if stopped:
-            break
+    res = {t: {"cold": [], "warm": [], "floor": []} for t in tools}
+    stopped = {t: None for t in tools}
+    nruns = {t: runs for t in tools}
+    for mode in ("cold", "warm") if warm else ("cold",):
+        for i in range(runs):
+            for tool in tools:
+                if stopped[tool] or i >= nruns[tool]:
+                    continue
+                cache = os.path.join(work, f"cache-{tool}")
+                if mode == "cold":
+                    shutil.rmtree(cache, ignore_errors=True)
+                    os.makedirs(cache)
+                stem = os.path.join(ctx["logs"], f"{tool}-{re.sub(r'[^A-Za-z0-9]+', '_', inp['label'])}-{mode}{i}")
+                argv, env = tool_cmd(tool, inp, cache, work, ctx, stem + ".log")
+                load = os.getloadavg()[0]
+                r = run_once(argv, env, work, ctx["proxy_obj"], timeout, cap, stem + ".out", stem + ".err")
+                r["load"] = load
+                if tool == "pip" and os.path.exists(stem + ".log"):
+                    with open(stem + ".log", errors="replace") as f:
+                        r["err"] = f.read()
+                r["requests"], r["lower_bound"] = count_requests(tool, r["err"])
+                r["self_bytes"] = self_reported_bytes(r["err"]) if tool == "rr" else None
+                reqs = floor_requests(r["err"]) if tool == "rr" and mode == "cold" else []
+                del r["err"]
+                res[tool][mode].append(r)
+                log(f"  {tool:<3} {mode} {i + 1}/{runs}: {r['status']} rc={r['rc']} {r['time']:.2f} s "
+                    f"rss={human((r['rss_kb'] or 0) * 1024)} down={human(r['down'])} tunnels={r['tunnels']} "
+                    f"requests={r['requests']} load={load:.1f}")
+                if r["status"] != "ok":
+                    stopped[tool] = r["status"]
+                    continue
+                if floor and reqs and ctx.get("curl"):
+                    fl = run_floor(reqs, ctx, stem + "-floor", timeout)
+                    fl["load"] = load
+                    res[tool]["floor"].append(fl)
+                    log(f"  floor of that run: {fl['status']} {fl['time']:.2f} s down={human(fl['down'])} "
+                        f"tunnels={fl['tunnels']} requests={fl['requests']}")
+                if mode == "cold" and i == 0 and r["time"] > long:
+                    nruns[tool] = 1  # a slow (tool, input) is measured once cold and once warm
     return res, stopped
 
 
@@ -275,7 +368,7 @@ def summarize(res, stopped):
         xs = [x for x in xs if x is not None]
         return statistics.median(xs) if xs else None
     s = {"stopped": stopped}
-    for mode in ("cold", "warm"):
+    for mode in ("cold", "warm", "floor"):
         rs = res[mode]
         ok = [r for r in rs if r["status"] == "ok"]
         s[mode] = {
@@ -283,8 +376,9 @@ def summarize(res, stopped):
             "rss_kb": max([r["rss_kb"] or 0 for r in rs], default=None) if rs else None,
             "down": med([r["down"] for r in ok]) if ok else (rs[-1]["down"] if rs else None),
             "requests": med([r["requests"] for r in ok]),
-            "lower_bound": any(r["lower_bound"] for r in rs),
-            "self_bytes": med([r["self_bytes"] for r in ok]),
+            "lower_bound": any(r.get("lower_bound") for r in rs),
+            "self_bytes": med([r.get("self_bytes") for r in ok]),
+            "load": med([r.get("load") for r in rs]),
             "rcs": sorted({r["rc"] for r in rs}),
             "n": len(ok),
             "last": rs[-1] if rs else None,
@@ -323,16 +417,50 @@ def print_table(results, runs, meta):
         print(f"| {label} | {TOOL_NAME[tool]} | {fmt_time(c, runs)} | {fmt_time(w, runs)} | "
               f"{rss} | {req} | {byt} | {rcs} |")
     print()
+    print_floor_table(results)
     for line in meta["footer"]:
         print(line)
 
 
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+def print_floor_table(results):
+    """issue 17's view: cold medians of rocm-resolve, uv and the floor side by side"""
+    by = {}
+    for label, tool, s in results:
+        by.setdefault(label, {})[tool] = s
+    if not any("rr" in v and v["rr"]["floor"]["last"] for v in by.values()):
+        return
+    hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "rr / uv", "rr / floor",
+           "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor", "load")
+    print("cold, medians (floor: the rr run's own requests as one parallel burst, curl --parallel)")
+    print("| " + " | ".join(hdr) + " |")
+    print("|" + "|".join("---" for _ in hdr) + "|")
+    for label, v in by.items():
+        rr, uv = v.get("rr"), v.get("uv")
+        if not rr:
+            continue
+        c, f = rr["cold"], rr["floor"]
+        u = uv["cold"] if uv else None
+        t = lambda m: f"{m['time']:.2f} s" if m and m["time"] is not None else "-"
+        rss = " / ".join(human(m["rss_kb"] * 1024) if m and m["rss_kb"] else "-" for m in (c, u))
+        byt = " / ".join(human(m["down"]) if m and m["down"] is not None else "-" for m in (c, u, f))
+        req = " / ".join(fmt_req(m) if m and m["last"] else "-" for m in (c, f))
+        load = f"{c['load']:.1f}" if c["load"] is not None else "-"
+        print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {ratio(c['time'], u and u['time'])} | "
+              f"{ratio(c['time'], f['time'])} | {rss} | {byt} | {req} | {load} |")
+    print()
+
+
 def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, corpus=None, keep=False,
-        verbose=True, long=60.0, no_proxy=False):
+        verbose=True, long=60.0, no_proxy=False, more=False, warm=True, floor=True, extra_files=()):
     exe = build if os.path.basename(build) == "rocm-resolve" else os.path.join(src, build, "src", "cli", "rocm-resolve")
     exe = os.path.abspath(exe)
     corpus = corpus or os.path.join(src, "..", "shared", "corpus")
-    files = [f for f in FILES if not only or only.lower() in f.lower()]
+    files = [f for f in FILES + (MORE if more else []) if not only or only.lower() in f.lower()]
+    files += [f for f in extra_files if f not in files]
     py312, v312 = find_python312()
     uv = find_uv(src)
     if "uv" in tools and not uv:
@@ -355,7 +483,9 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
         ctx = {"work": work, "exe": exe, "uv": uv, "py312": py312, "env": base_env(work),
                "venv": os.path.join(src, "fixtures", "venvs", "rocm72"),
                "sysroot": os.path.join(src, "fixtures", "venvs", "sysroot-rocm72"),
-               "logs": os.path.join(work, "logs")}
+               "logs": os.path.join(work, "logs"), "curl": shutil.which("curl")}
+        if floor and not ctx["curl"]:
+            print("real: no curl on PATH; no floor", file=sys.stderr)
         os.makedirs(ctx["logs"])
         versions = {}
         if "pip" in tools:
@@ -372,10 +502,10 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
             if no_proxy:
                 cap = 0  # nothing to count with: only the time limit holds
             for inp in inputs:
+                log(f"{inp['label']}: {', '.join(TOOL_NAME[t] for t in tools)}")
+                res, stopped = bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm, floor)
                 for tool in tools:
-                    log(f"{inp['label']}: {TOOL_NAME[tool]}")
-                    res, stopped = bench_one(tool, inp, ctx, runs, timeout, cap, long, log)
-                    s = summarize(res, stopped)
+                    s = summarize(res[tool], stopped[tool])
                     results.append((inp["label"], tool, s))
                     for mode in ("cold", "warm"):
                         if s[mode]["time"] is not None:
@@ -422,14 +552,22 @@ def main():
     ap.add_argument("--long", type=float, default=60.0,
                     help="a first cold run longer than this (s) is not repeated; one warm run follows")
     ap.add_argument("--tools", default=",".join(TOOLS))
-    ap.add_argument("--only", help="only corpus files whose path contains this")
+    ap.add_argument("--only", help="only those of the benchmark's files whose path contains this (not --file's)")
     ap.add_argument("--corpus", help="corpus directory (default ../shared/corpus)")
     ap.add_argument("--keep", action="store_true", help="keep the work dir (logs, plans, results.json)")
+    ap.add_argument("--more", action="store_true",
+                    help="six more corpus files (issue 17's benchmark: eleven in all)")
+    ap.add_argument("--file", action="append", default=[],
+                    help="a further corpus file (path under the corpus, repeatable)")
+    ap.add_argument("--cold-only", action="store_true", help="no warm runs")
+    ap.add_argument("--no-floor", action="store_true",
+                    help="no floor (the rr run's requests again as one parallel burst with curl)")
     ap.add_argument("--no-proxy", action="store_true",
                     help="no counting proxy (timings without its hop; bytes n/a, no byte cap)")
     a = ap.parse_args()
     src = os.path.dirname(here)
-    run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long, no_proxy=a.no_proxy)
+    run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long, no_proxy=a.no_proxy,
+        more=a.more, warm=not a.cold_only, floor=not a.no_floor, extra_files=a.file)
 
 
 if __name__ == "__main__":
