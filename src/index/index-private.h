@@ -2,12 +2,22 @@
  * index-private.h - the pieces of the index layer, shared between its files,
  * its tests and its fuzz targets. Not part of the public API.
  *
- *   fetch.c  the only file that calls libcurl (bound lazily, dl-curl.c): parallel
- *            GETs with retries, URL joining/redaction via curl's URL API
- *   cache.c  on-disk HTTP cache, one file per entry, written atomically
- *   index.c  page parsing (PEP 691 JSON, PEP 503 HTML, JSON API) and the client
- *   dist.c   the only file that uses libarchive (bound lazily, dl-archive.c):
- *            METADATA / PKG-INFO out of dists
+ *   fetch.c          the only file that calls libcurl (bound lazily, dl-curl.c):
+ *                    parallel GETs with retries, URL joining/redaction via curl's URL API
+ *   cache.c          the on-disk HTTP cache: the entry format (reader and writer),
+ *                    one file per entry, written atomically
+ *   project.c        the page model the readers share: which files a page may list,
+ *                    links, hashes, packing, the foreign-wheel filter
+ *   parse-json.c     PEP 691 JSON pages (a streaming scanner; json-view.h)
+ *   parse-html.c     PEP 503 HTML pages, flat --find-links pages
+ *   parse-jsonapi.c  the Warehouse JSON API /pypi/<name>/json (Jansson)
+ *   digest.c         the page digest: a parsed page as the cache keeps it (reader and
+ *                    writer)
+ *   zipread.c        a wheel's METADATA located from byte ranges
+ *   dist.c           the only file that uses libarchive (bound lazily, dl-archive.c):
+ *                    METADATA / PKG-INFO out of dists
+ *   client.c ...     the client itself, in rooms listed in client-private.h
+ *   index-provider.c the resolver's provider over the client (index-provider.h)
  */
 #ifndef RR_INDEX_PRIVATE_H
 #define RR_INDEX_PRIVATE_H
@@ -155,7 +165,32 @@ rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_me
 rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip_member *m,
 			 size_t *data_off, size_t *need, rr_error *err);
 
-/* ---- index.c: page parsers (from memory; fuzzed) ---- */
+/* ---- project.c: what the page readers share ---- */
+
+void rr_index_project_release(struct rr_index_project *p);
+/* a file of a page, when filename (a wheel's or an sdist's: the version comes out
+ * of it) is one; takes ownership of filename and url (absolute, no fragment);
+ * NULL (both freed) when the name is neither */
+struct rr_index_file *rr_index_project_add_file(struct rr_index_project *p, size_t *cap,
+						char *filename, char *url, const char *index_url);
+/* href resolved against page_url, its fragment split off into *frag (may be NULL);
+ * NULL when it is no URL */
+char *rr_index_resolve_href(const char *page_url, const char *href, char **frag);
+/* PEP 629: RR_E_UNSUPPORTED for a major version other than 1 */
+rr_err rr_index_check_api_version(const char *v, const char *page_url, rr_error *err);
+bool rr_index_is_hex64(const char *s, size_t n);
+char *rr_index_lower_hex(const char *s, size_t n);
+/* UTF-8 encode a code point (<= 0x10FFFF) */
+void rr_index_utf8_put(struct rr_strbuf *sb, unsigned long cp);
+/* a file's strings, in the digest's order */
+#define RR_INDEX_FILE_NSTR 7
+char **rr_index_file_strings(struct rr_index_file *f, char **v[RR_INDEX_FILE_NSTR]);
+/* leave out the wheels no Linux CPython can install (counted in nforeign) */
+void rr_index_project_drop_foreign(struct rr_index_project *p);
+/* move every file's strings into one block (fewer allocations, less memory) */
+void rr_index_project_pack(struct rr_index_project *p);
+
+/* ---- the page readers: from memory, no I/O, fuzzed ---- */
 
 /* page_url: where the page came from (relative links resolve against it);
  * index_url: stored (borrowed) into each file's index_url */
@@ -163,16 +198,13 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
 rr_err rr_index_parse_html(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
-/* the same through Jansson: the reference the scanner above is checked against */
-rr_err rr_index_parse_json_jansson(const char *data, size_t len, const char *page_url,
-				   const char *index_url, struct rr_index_project *out,
-				   rr_error *err);
 /* the Warehouse JSON API document /pypi/<name>/json */
 rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url,
 			      const char *index_url, struct rr_index_project *out, rr_error *err);
-void rr_index_project_release(struct rr_index_project *p);
-/* a parsed page as the cache keeps it (see parse.c), and back; the loaded
- * project's strings live in its arena */
+
+/* ---- digest.c: a parsed page as the cache keeps it, and back; the loaded
+ * project's strings live in its arena ---- */
+
 #define RR_INDEX_DIGEST_TYPE "application/x-rocm-resolve-digest"
 void rr_index_project_digest(const struct rr_index_project *p, struct rr_strbuf *out);
 bool rr_index_is_digest(const char *data, size_t len);
@@ -183,10 +215,6 @@ rr_err rr_index_parse_digest(const char *data, size_t len, const char *page_url,
 rr_err rr_index_parse_digest_take(char *data, size_t len, const char *page_url,
 				  const char *index_url, struct rr_index_project *out,
 				  rr_error *err);
-/* leave out the wheels no Linux CPython can install (counted in nforeign) */
-void rr_index_project_drop_foreign(struct rr_index_project *p);
-/* move every file's strings into one block (fewer allocations, less memory) */
-void rr_index_project_pack(struct rr_index_project *p);
 
 /* ---- dist.c ---- */
 

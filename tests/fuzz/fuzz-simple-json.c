@@ -1,13 +1,14 @@
 /*
  * libFuzzer target: PEP 691 JSON pages from memory. Never crash, never leak,
  * and the streaming scanner must agree with the Jansson reference reader on
- * every input (same result code, same files).
+ * every input (same result code, same files): tests/unit/index/json-reference.c.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "index/index-private.h"
+#include "json-reference.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rr_error err = RR_ERROR_INIT, err2 = RR_ERROR_INIT;
 	const char *url = "https://u:p@i.example/simple/p/";
 	rr_err a = rr_index_parse_json((const char *)data, size, url, "I", &p, &err);
-	rr_err b = rr_index_parse_json_jansson((const char *)data, size, url, "I", &q, &err2);
+	rr_err b = rr_test_parse_json_jansson((const char *)data, size, url, "I", &q, &err2);
 
 	if (a != b || !same_project(&p, &q))
 		__builtin_trap();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "index/index-private.h"
+#include "json-reference.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/index.h"
 
@@ -386,7 +387,7 @@ static void test_json_scanner_vs_jansson(void **state)
 		rr_error ea = RR_ERROR_INIT, eb = RR_ERROR_INIT;
 		rr_err ra = rr_index_parse_json(docs[i], strlen(docs[i]), "https://i.example/s/p/", "I",
 						&a, &ea);
-		rr_err rb = rr_index_parse_json_jansson(docs[i], strlen(docs[i]),
+		rr_err rb = rr_test_parse_json_jansson(docs[i], strlen(docs[i]),
 							"https://i.example/s/p/", "I", &b, &eb);
 		if (ra != rb || !same_project(&a, &b))
 			fail_msg("doc %zu '%s': scanner %d (%s) vs Jansson %d (%s)", i, docs[i], ra,
@@ -409,7 +410,7 @@ static void test_json_scanner_vs_jansson(void **state)
 			rr_strbuf_addch(&sb, ']');
 		rr_strbuf_adds(&sb, ",\"files\":[]}");
 		ra = rr_index_parse_json(sb.buf, sb.len, "https://i/", "I", &a, NULL);
-		rb = rr_index_parse_json_jansson(sb.buf, sb.len, "https://i/", "I", &b, NULL);
+		rb = rr_test_parse_json_jansson(sb.buf, sb.len, "https://i/", "I", &b, NULL);
 		assert_int_equal(ra, rb);
 		rr_strbuf_release(&sb);
 	}
@@ -517,7 +518,7 @@ static void test_json_speed(void **state)
 	assert_int_equal(rr_index_parse_json(sb.buf, sb.len, "https://i.example/simple/torch/", "I",
 					     &p, &err),
 			 RR_OK);
-	assert_int_equal(rr_index_parse_json_jansson(sb.buf, sb.len, "https://i.example/simple/torch/",
+	assert_int_equal(rr_test_parse_json_jansson(sb.buf, sb.len, "https://i.example/simple/torch/",
 						     "I", &q, &err),
 			 RR_OK);
 	assert_int_equal(p.nfiles, n);

@@ -1,0 +1,182 @@
+/*
+ * client.c - the index client (include/rocm-resolve/index.h): which indexes, in
+ * which order (first index wins), with which credentials, the cache directory,
+ * the options and the statistics. Its other rooms are listed in client-private.h.
+ *
+ * Credentials: index URLs may carry user:password. They are split off at
+ * construction; every URL we store or hand out is credential-free, and the
+ * credentials are sent (as CURLOPT_USERPWD) only to the realm (scheme, host,
+ * port) of the index they came with - also for file downloads on that realm.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/client-private.h"
+#include "rocm-resolve/util.h"
+
+rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client **ret,
+			   rr_error *err)
+{
+	struct rr_index_client *c;
+	struct rr_fetch_opts fo = {
+		.timeout_ms = o->timeout_ms,
+		.retries = o->retries == 0 ? 3 : o->retries,
+		.max_parallel = o->max_parallel,
+		.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION,
+		.ca_file = o->ca_file,
+		.ca_dir = o->ca_dir,
+		.observe = o->observe,
+		.observe_ctx = o->observe_ctx,
+	};
+
+	if (o->nindex_urls == 0)
+		return rr_fail(err, RR_E_USAGE, "no index URL given");
+	/* first, so a missing libcurl is not mistaken for a bad URL below */
+	if (rr_curl_load(err) != RR_OK)
+		return RR_E_ENV;
+	c = rr_xcalloc(1, sizeof(*c));
+	c->idx = rr_xcalloc(o->nindex_urls, sizeof(*c->idx));
+	for (size_t i = 0; i < o->nindex_urls; i++) {
+		struct rr_index_src *s = &c->idx[c->nidx];
+		char *plain = NULL;
+		size_t n;
+		s->redacted = rr_url_redact(o->index_urls[i]);
+		if (!rr_url_split_userinfo(o->index_urls[i], &plain, &s->userpwd) ||
+		    !(s->realm = rr_url_realm(plain))) {
+			rr_fail(err, RR_E_USAGE, "not a URL: '%s'", s->redacted);
+			free(plain);
+			c->nidx++;
+			rr_index_client_free(c);
+			return RR_E_USAGE;
+		}
+		n = strlen(plain);
+		if (n && plain[n - 1] == '/')
+			s->url = plain;
+		else {
+			s->url = rr_xasprintf("%s/", plain);
+			free(plain);
+		}
+		s->pypi_like = rr_str_endswith(s->url, "/simple/");
+		c->nidx++;
+	}
+	if (!o->no_cache) {
+		const char *xdg = getenv("XDG_CACHE_HOME");
+		const char *home = getenv("HOME");
+		if (o->cache_dir)
+			c->cache_dir = rr_xstrdup(o->cache_dir);
+		else if (xdg && *xdg == '/')
+			c->cache_dir = rr_xasprintf("%s/rocm-resolve", xdg);
+		else if (home && *home)
+			c->cache_dir = rr_xasprintf("%s/.cache/rocm-resolve", home);
+	}
+	c->offline = o->offline;
+	c->refresh = o->refresh;
+	if (o->nfind_links) {
+		c->fl = rr_xcalloc(o->nfind_links, sizeof(*c->fl));
+		c->fl_redacted = rr_xcalloc(o->nfind_links, sizeof(*c->fl_redacted));
+		for (size_t i = 0; i < o->nfind_links; i++) {
+			c->fl[i] = rr_xstrdup(o->find_links[i]);
+			c->fl_redacted[i] = rr_url_redact(o->find_links[i]);
+		}
+		c->nfl = o->nfind_links;
+	}
+	c->max_page = o->max_page_bytes ? o->max_page_bytes : RR_INDEX_PAGE_MAX;
+	c->heuristic_ttl = o->heuristic_ttl_s == 0  ? RR_INDEX_HEURISTIC_TTL
+			   : o->heuristic_ttl_s < 0 ? -1
+						    : o->heuristic_ttl_s;
+	fo.deadline_ms = o->deadline_ms;
+	if (o->retries < 0)
+		fo.retries = 0;
+	if (rr_fetcher_new(&fo, &c->fetcher, err) != RR_OK) {
+		rr_index_client_free(c);
+		return RR_E_ENV;
+	}
+	*ret = c;
+	return RR_OK;
+}
+
+static void free_proj_slot(void *v)
+{
+	struct rr_index_proj_slot *ps = v;
+
+	rr_index_project_release(&ps->p);
+	free(ps);
+}
+
+static void free_meta_slot(void *v)
+{
+	struct rr_index_meta_slot *ms = v;
+
+	free(ms->msg);
+	rr_strbuf_release(&ms->text);
+	free(ms);
+}
+
+static void free_fail_slot(void *v)
+{
+	struct rr_index_fail_slot *fs = v;
+
+	free(fs->msg);
+	free(fs);
+}
+
+struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->nidx; i++) {
+		free(c->idx[i].url);
+		free(c->idx[i].redacted);
+		free(c->idx[i].userpwd);
+		free(c->idx[i].realm);
+	}
+	free(c->idx);
+	rr_strmap_release(&c->projects, free_proj_slot);
+	rr_strmap_release(&c->meta, free_meta_slot);
+	rr_strmap_release(&c->failed, free_fail_slot);
+	for (size_t i = 0; i < c->nfl; i++) {
+		free(c->fl[i]);
+		free(c->fl_redacted[i]);
+	}
+	free(c->fl);
+	free(c->fl_redacted);
+	rr_index_project_release(&c->fl_files);
+	free(c->cache_dir);
+	rr_fetcher_free(c->fetcher);
+	free(c);
+	return NULL;
+}
+
+size_t rr_index_client_requests(const struct rr_index_client *c)
+{
+	return rr_fetcher_transfers(c->fetcher);
+}
+
+void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret)
+{
+	*ret = (struct rr_index_stats){
+		.requests = rr_fetcher_transfers(c->fetcher),
+		.bytes = rr_fetcher_bytes(c->fetcher),
+		.cache_hits = c->cache_hits,
+		.revalidated = c->revalidated,
+		.range_requests = c->range_requests,
+		.whole_files = c->whole_files,
+		.failures_reused = c->failures_reused,
+		.pages_spilled = c->pages_spilled,
+	};
+}
+
+long long rr_index_now_ms(void)
+{
+	return rr_fetch_now_ms();
+}
+
+const char *rr_index_userpwd_for(struct rr_index_client *c, const char *url)
+{
+	RR_AUTOFREE char *realm = rr_url_realm(url);
+
+	for (size_t i = 0; realm && i < c->nidx; i++)
+		if (c->idx[i].userpwd && strcmp(c->idx[i].realm, realm) == 0)
+			return c->idx[i].userpwd;
+	return NULL;
+}

@@ -1,0 +1,305 @@
+/*
+ * metadata.c - core metadata (rr_index_fetch_metadata, rr_index_get_metadata):
+ * the PEP 658 file beside a dist when the page offers one, else an extract an
+ * earlier run kept in the cache, else the dist itself: a local one (--find-links
+ * directory) read in place, a remote one by range requests (ranges.c). What an
+ * extract says is recorded per file URL; an sdist's PKG-INFO counts only when
+ * PEP 643 says its dependencies are static (client-private.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "index/client-private.h"
+#include "rocm-resolve/sha256.h"
+#include "rocm-resolve/util.h"
+
+#define METADATA_MAX (16u << 20)
+
+static struct rr_index_meta_slot *meta_put(struct rr_index_client *c, const char *url,
+					   rr_err rc, const char *msg, const char *text, size_t len)
+{
+	struct rr_index_meta_slot **slot =
+		(struct rr_index_meta_slot **)rr_strmap_find(&c->meta, url, true);
+	struct rr_index_meta_slot *ms = *slot ? *slot : rr_xcalloc(1, sizeof(*ms));
+
+	if (!*slot)
+		rr_strbuf_init(&ms->text);
+	ms->rc = rc;
+	free(ms->msg);
+	ms->msg = msg ? rr_xstrdup(msg) : NULL;
+	rr_strbuf_reset(&ms->text);
+	if (text)
+		rr_strbuf_add(&ms->text, text, len);
+	*slot = ms;
+	return ms;
+}
+
+static char *percent_decode(const char *s)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (; *s; s++) {
+		unsigned hi, lo;
+		if (*s == '%' && sscanf(s + 1, "%1x%1x", &hi, &lo) == 2) {
+			rr_strbuf_addch(&sb, (char)(hi * 16 + lo));
+			s += 2;
+		} else {
+			rr_strbuf_addch(&sb, *s);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/* the sha256 of a spilled download, read back in pieces */
+static rr_err check_sha_fd(const char *what_url, const char *want, int fd, rr_error *err)
+{
+	struct rr_sha256 h;
+	unsigned char d[32];
+	char got[65];
+	char buf[65536];
+	off_t off = 0;
+
+	if (!want)
+		return RR_OK;
+	rr_sha256_init(&h);
+	for (;;) {
+		ssize_t r = pread(fd, buf, sizeof(buf), off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return rr_fail(err, RR_E_IO, "cannot read back a download: %s",
+				       strerror(errno));
+		if (r == 0)
+			break;
+		rr_sha256_update(&h, buf, (size_t)r);
+		off += r;
+	}
+	rr_sha256_final(&h, d);
+	rr_sha256_digest_to_hex(d, got);
+	if (strcmp(got, want) != 0) {
+		RR_AUTOFREE char *u = rr_url_redact(what_url);
+		return rr_fail(err, RR_E_DATA, "%s: sha256 mismatch: expected %s, got %s", u, want,
+			       got);
+	}
+	return RR_OK;
+}
+
+/* what an extract says: a wheel's METADATA as it is; an sdist's PKG-INFO only when
+ * its dependencies are static (PEP 643), else they are unknown until a build */
+static void meta_record(struct rr_index_client *c, const struct rr_index_file *f,
+			const char *text, size_t len)
+{
+	const char *why = NULL;
+
+	if (!f->is_wheel && !rr_dist_pkginfo_static(text, len, &why)) {
+		RR_AUTOFREE char *m = rr_xasprintf(
+			"%s: the dependencies are only known after a build: %s", f->filename, why);
+		meta_put(c, f->url, RR_E_UNSUPPORTED, m, NULL, 0);
+		return;
+	}
+	meta_put(c, f->url, RR_OK, NULL, text, len);
+}
+
+void rr_index_meta_absorb(struct rr_index_client *c, const struct rr_index_file *f,
+			  const struct rr_strbuf *md)
+{
+	if (c->cache_dir && strncasecmp(f->url, "file:", 5) != 0) {
+		/* the extract is small and the file immutable: remember it, not the file
+		 * (a local file, from --find-links, may be rebuilt under the same name) */
+		RR_AUTOFREE char *plain = NULL;
+		struct rr_cache_entry ce = {
+			.status = 200,
+			.stored = (long long)time(NULL),
+			.max_age = 10LL * 365 * 86400,
+			.body = *md,
+		};
+		/* a page's own link may carry user:password: never into the entry */
+		if (!rr_url_split_userinfo(f->url, &plain, NULL))
+			plain = rr_url_redact(f->url);
+		ce.url = plain;
+		rr_cache_store_keyed(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
+				     f->url, &ce, NULL);
+	}
+	meta_record(c, f, md->buf, md->len);
+}
+
+rr_err rr_index_meta_absorb_extract(struct rr_index_client *c, const struct rr_index_file *f,
+				    rr_err rc, const struct rr_strbuf *md, rr_error *err)
+{
+	if (rc == RR_E_LIMIT && !f->is_wheel) {
+		/* a PKG-INFO we will not dig for: as unknown as a dynamic one */
+		RR_AUTOFREE char *m = rr_xasprintf(
+			"%s: the dependencies cannot be known without a build: %s", f->filename,
+			err ? err->msg : "PKG-INFO not found within the scan limit");
+		meta_put(c, f->url, RR_E_UNSUPPORTED, m, NULL, 0);
+		if (err)
+			rr_error_release(err);
+		return RR_OK;
+	}
+	if (rc)
+		return rc;
+	rr_index_meta_absorb(c, f, md);
+	return RR_OK;
+}
+
+rr_err rr_index_meta_absorb_file(struct rr_index_client *c, const struct rr_index_file *f,
+				 int fd, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
+	rr_err rc;
+
+	c->whole_files++;
+	if ((rc = check_sha_fd(f->url, f->sha256, fd, err)))
+		return rc;
+	if (f->is_wheel)
+		rc = rr_dist_wheel_metadata_fd(fd, f->filename, &md, err);
+	else
+		rc = rr_dist_sdist_pkginfo_fd(fd, f->filename, &md, err);
+	return rr_index_meta_absorb_extract(c, f, rc, &md, err);
+}
+
+/* a local dist (a --find-links directory's, or a file:// index's): read in place */
+static rr_err read_local(struct rr_index_client *c, const struct rr_index_file *f, rr_error *err)
+{
+	RR_AUTOFREE char *path = percent_decode(f->url + 7);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	rr_err rc;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = rr_fail(err, RR_E_IO, "%s: %s", path,
+			     fd < 0 ? strerror(errno) : "not a regular file");
+	} else {
+		rc = rr_index_meta_absorb_file(c, f, fd, err);
+		c->whole_files--; /* nothing was downloaded */
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* the dists themselves: local ones read in place, then remote ones by ranges */
+static rr_err fetch_dists(struct rr_index_client *c, const struct rr_index_file *const *df,
+			  size_t nd, rr_error *err)
+{
+	const struct rr_index_file **remote = rr_xcalloc(nd ? nd : 1, sizeof(*remote));
+	size_t nr = 0;
+	rr_err rc = RR_OK;
+
+	for (size_t i = 0; i < nd && rc == RR_OK; i++) {
+		if (strncasecmp(df[i]->url, "file://", 7) == 0)
+			rc = read_local(c, df[i], err);
+		else
+			remote[nr++] = df[i];
+	}
+	if (rc == RR_OK && nr)
+		rc = rr_index_fetch_dists(c, remote, nr, err);
+	free(remote);
+	return rc;
+}
+
+rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_file *const *files,
+			       size_t n, rr_error *err)
+{
+	struct rr_index_get *mg = rr_xcalloc(n ? n : 1, sizeof(*mg));
+	const struct rr_index_file **mf = rr_xcalloc(n ? n : 1, sizeof(*mf));
+	const struct rr_index_file **df = rr_xcalloc(n ? n : 1, sizeof(*df));
+	size_t nm = 0, nd = 0;
+	rr_err rc = RR_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_index_file *f = files[i];
+		bool dup = rr_strmap_find(&c->meta, f->url, false) != NULL;
+		for (size_t j = 0; j < nm && !dup; j++)
+			dup = mf[j] == f || strcmp(mf[j]->url, f->url) == 0;
+		for (size_t j = 0; j < nd && !dup; j++)
+			dup = df[j] == f || strcmp(df[j]->url, f->url) == 0;
+		if (dup)
+			continue;
+		if (f->has_metadata) {
+			mf[nm] = f;
+			mg[nm].url = rr_xasprintf("%s.metadata", f->url);
+			mg[nm].userpwd = rr_index_userpwd_for(c, f->url);
+			mg[nm].klass = "file";
+			mg[nm].max_body = METADATA_MAX;
+			mg[nm].cacheable = true;
+			mg[nm].expect_sha256 = f->metadata_sha256;
+			mg[nm].immutable = f->sha256 != NULL;
+			nm++;
+			continue;
+		}
+		/* an earlier run may have extracted it already */
+		if (c->cache_dir) {
+			struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
+			if (rr_cache_load(c->cache_dir,
+					  f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", f->url,
+					  &ce, NULL) == RR_OK) {
+				c->cache_hits++;
+				meta_record(c, f, ce.body.buf, ce.body.len);
+				rr_cache_entry_release(&ce);
+				continue;
+			}
+			rr_cache_entry_release(&ce);
+		}
+		df[nd++] = f;
+	}
+	rr_index_get_batch(c, mg, nm);
+	for (size_t i = 0; i < nm; i++) {
+		struct rr_index_get *g = &mg[i];
+		if (rc != RR_OK)
+			break;
+		if (g->rc != RR_OK) {
+			rc = rr_index_get_take_error(g, err);
+		} else if (g->status == 200) {
+			meta_put(c, mf[i]->url, RR_OK, NULL, g->body.buf, g->body.len);
+		} else if (g->status == 404 || g->status == 410) {
+			/* advertised but absent: the file itself still has it */
+			df[nd++] = mf[i];
+		} else {
+			RR_AUTOFREE char *u = rr_url_redact(g->url);
+			rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
+		}
+	}
+	if (rc == RR_OK && nd)
+		rc = fetch_dists(c, df, nd, err);
+	for (size_t i = 0; i < nm; i++)
+		rr_index_get_release(&mg[i]);
+	free(mg);
+	free(mf);
+	free(df);
+	return rc;
+}
+
+bool rr_index_metadata_known(const struct rr_index_client *c, const struct rr_index_file *f)
+{
+	return rr_strmap_find((struct rr_strmap *)&c->meta, f->url, false) != NULL;
+}
+
+rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_file *f,
+			     const char **ret_text, size_t *ret_len, rr_error *err)
+{
+	struct rr_index_meta_slot **slot =
+		(struct rr_index_meta_slot **)rr_strmap_find(&c->meta, f->url, false);
+	rr_err rc;
+
+	if (!slot) {
+		if ((rc = rr_index_fetch_metadata(c, &f, 1, err)))
+			return rc;
+		slot = (struct rr_index_meta_slot **)rr_strmap_find(&c->meta, f->url, false);
+		if (!slot)
+			return rr_fail(err, RR_E_INTERNAL, "%s: metadata not recorded", f->filename);
+	}
+	if ((*slot)->rc != RR_OK)
+		return rr_fail(err, (*slot)->rc, "%s", (*slot)->msg);
+	*ret_text = (*slot)->text.buf;
+	if (ret_len)
+		*ret_len = (*slot)->text.len;
+	return RR_OK;
+}

@@ -1,0 +1,299 @@
+/*
+ * project.c - the page model every reader shares (index-private.h): a file is
+ * taken from a page only when its name is a wheel's or an sdist's (the version
+ * comes out of the name), links resolve against the page, hashes are lowercase
+ * hex; a project's strings may be packed into one block (its arena), and the
+ * wheels no Linux CPython can install are left out. The readers themselves:
+ * parse-json.c (PEP 691), parse-html.c (PEP 503), parse-jsonapi.c (the Warehouse
+ * JSON API), digest.c (a parsed page as the cache keeps it).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "index/index-private.h"
+#include "rocm-resolve/util.h"
+
+static void file_release(struct rr_index_file *f)
+{
+	free(f->filename);
+	free(f->url);
+	free(f->sha256);
+	free(f->requires_python);
+	free(f->yanked_reason);
+	free(f->metadata_sha256);
+	free(f->version);
+}
+
+void rr_index_project_release(struct rr_index_project *p)
+{
+	for (size_t i = 0; !p->arena && i < p->nfiles; i++)
+		file_release(&p->files[i]);
+	free(p->arena);
+	free(p->files);
+	free(p->key);
+	free(p->index_url);
+	memset(p, 0, sizeof(*p));
+}
+
+bool rr_index_is_hex64(const char *s, size_t n)
+{
+	if (n != 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return false;
+	return true;
+}
+
+char *rr_index_lower_hex(const char *s, size_t n)
+{
+	char *r = rr_xstrndup(s, n);
+	for (char *p = r; *p; p++)
+		if (*p >= 'A' && *p <= 'F')
+			*p = (char)(*p - 'A' + 'a');
+	return r;
+}
+
+/* UTF-8 encode a code point (<= 0x10FFFF) */
+void rr_index_utf8_put(struct rr_strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		rr_strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		rr_strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		rr_strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		rr_strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		rr_strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	}
+}
+
+
+/*
+ * Classify by filename and take the version text out of it: wheel
+ * "{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl"; sdist "{name}-{ver}.<ext>".
+ * Returns false for files we don't handle.
+ */
+static bool classify(const char *fn, bool *is_wheel, char **version)
+{
+	static const char *const sdist_ext[] = {".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz",
+						".tar"};
+	size_t n = strlen(fn);
+
+	if (strchr(fn, '/'))
+		return false;
+	if (n > 4 && strcasecmp(fn + n - 4, ".whl") == 0) {
+		const char *d1 = strchr(fn, '-');
+		const char *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+		int dashes = 0;
+		for (const char *p = fn; *p; p++)
+			dashes += *p == '-';
+		if (!d2 || d2 == d1 + 1 || d1 == fn || (dashes != 4 && dashes != 5))
+			return false;
+		*is_wheel = true;
+		*version = rr_xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
+		return true;
+	}
+	for (size_t i = 0; i < RR_ARRAY_LEN(sdist_ext); i++) {
+		size_t k = strlen(sdist_ext[i]);
+		const char *dash;
+		size_t stem;
+		if (n <= k || strcasecmp(fn + n - k, sdist_ext[i]) != 0)
+			continue;
+		stem = n - k;
+		dash = NULL;
+		for (size_t j = 0; j < stem; j++)
+			if (fn[j] == '-')
+				dash = fn + j;
+		if (!dash || dash == fn || (size_t)(dash - fn) + 1 >= stem)
+			return false;
+		*is_wheel = false;
+		*version = rr_xstrndup(dash + 1, stem - (size_t)(dash - fn) - 1);
+		return true;
+	}
+	return false;
+}
+
+struct rr_index_file *rr_index_project_add_file(struct rr_index_project *p, size_t *cap,
+						char *filename, char *url, const char *index_url)
+{
+	bool wheel;
+	char *version;
+	struct rr_index_file *f;
+
+	if (!classify(filename, &wheel, &version)) {
+		free(filename);
+		free(url);
+		return NULL;
+	}
+	f = &RR_PUSH(p->files, p->nfiles, *cap);
+	memset(f, 0, sizeof(*f));
+	f->filename = filename;
+	f->url = url;
+	f->is_wheel = wheel;
+	f->version = version;
+	f->size = -1;
+	f->index_url = index_url;
+	return f;
+}
+
+static bool plain_absolute(const char *u)
+{
+	/* already absolute and free of anything curl would rewrite: skip the URL parser,
+	 * which dominates parse time on big pages */
+	if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
+		return false;
+	for (const char *p = u; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '\\' || *p == '@' || (unsigned char)*p >= 0x7f)
+			return false;
+	return !strstr(u, "/./") && !strstr(u, "/../");
+}
+
+char *rr_index_resolve_href(const char *page_url, const char *href, char **frag)
+{
+	char *abs = plain_absolute(href) ? rr_xstrdup(href) : rr_url_join(page_url, href);
+	char *hash;
+
+	if (!abs)
+		return NULL;
+	hash = strchr(abs, '#');
+	if (frag)
+		*frag = hash ? rr_xstrdup(hash + 1) : NULL;
+	if (hash)
+		*hash = '\0';
+	return abs;
+}
+
+rr_err rr_index_check_api_version(const char *v, const char *page_url, rr_error *err)
+{
+	char *end;
+	long major = strtol(v, &end, 10);
+
+	if (end == v || (*end && *end != '.')) {
+		RR_AUTOFREE char *u = rr_url_redact(page_url);
+		return rr_fail(err, RR_E_PARSE, "%s: bad repository version '%s'", u, v);
+	}
+	/* PEP 629: a major version we don't know means we must not guess */
+	if (major != 1) {
+		RR_AUTOFREE char *u = rr_url_redact(page_url);
+		return rr_fail(err, RR_E_UNSUPPORTED, "%s: unsupported repository version '%s'",
+			       u, v);
+	}
+	return RR_OK;
+}
+
+char **rr_index_file_strings(struct rr_index_file *f, char **v[RR_INDEX_FILE_NSTR])
+{
+	v[0] = &f->filename;
+	v[1] = &f->url;
+	v[2] = &f->sha256;
+	v[3] = &f->requires_python;
+	v[4] = &f->yanked_reason;
+	v[5] = &f->metadata_sha256;
+	v[6] = &f->version;
+	return v[0];
+}
+
+void rr_index_project_pack(struct rr_index_project *p)
+{
+	size_t total = 0;
+	char *arena, *w;
+
+	if (p->arena || !p->nfiles)
+		return;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		char **v[RR_INDEX_FILE_NSTR];
+		rr_index_file_strings(&p->files[i], v);
+		for (size_t k = 0; k < RR_INDEX_FILE_NSTR; k++)
+			total += *v[k] ? strlen(*v[k]) + 1 : 0;
+	}
+	arena = w = rr_xmalloc(total ? total : 1);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		char **v[RR_INDEX_FILE_NSTR];
+		rr_index_file_strings(&p->files[i], v);
+		for (size_t k = 0; k < RR_INDEX_FILE_NSTR; k++) {
+			size_t n;
+			if (!*v[k])
+				continue;
+			n = strlen(*v[k]) + 1;
+			memcpy(w, *v[k], n);
+			free(*v[k]);
+			*v[k] = w;
+			w += n;
+		}
+	}
+	p->arena = arena;
+}
+
+/* does some part of the dot-separated tag set start with one of the prefixes? */
+static bool tag_set_has(const char *s, size_t n, const char *const *prefixes)
+{
+	const char *end = s + n;
+
+	while (s < end) {
+		const char *dot = memchr(s, '.', (size_t)(end - s));
+		size_t len = (size_t)((dot ? dot : end) - s);
+		for (const char *const *pf = prefixes; *pf; pf++)
+			if (len >= strlen(*pf) && memcmp(s, *pf, strlen(*pf)) == 0)
+				return true;
+		s += len + 1;
+	}
+	return false;
+}
+
+/*
+ * a wheel no Linux CPython can install whatever the venv: its platform tags
+ * name no "any", linux_* or manylinux* platform, or its python tags no cp* or
+ * py* one (rr_wheel_score ranks nothing else), or its name has not the shape
+ * of a wheel's. A superset of what the ranking accepts is kept.
+ */
+static bool foreign_wheel(const struct rr_index_file *f)
+{
+	static const char *const plats[] = {"any", "linux_", "manylinux", NULL};
+	static const char *const pys[] = {"cp", "py", NULL};
+	const char *base = strrchr(f->filename, '/');
+	const char *dash[3] = {NULL, NULL, NULL};
+	size_t len;
+
+	if (!f->is_wheel)
+		return false;
+	base = base ? base + 1 : f->filename;
+	len = strlen(base);
+	if (len < 5 || memcmp(base + len - 4, ".whl", 4) != 0)
+		return true;
+	len -= 4;
+	for (size_t i = len, k = 3; i-- > 0 && k;)
+		if (base[i] == '-')
+			dash[--k] = base + i;
+	if (!dash[0])
+		return true;
+	return !tag_set_has(dash[2] + 1, (size_t)(base + len - dash[2] - 1), plats) ||
+	       !tag_set_has(dash[0] + 1, (size_t)(dash[1] - dash[0] - 1), pys);
+}
+
+void rr_index_project_drop_foreign(struct rr_index_project *p)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		if (foreign_wheel(&p->files[i])) {
+			if (!p->arena)
+				file_release(&p->files[i]);
+			p->nforeign++;
+			continue;
+		}
+		p->files[w++] = p->files[i];
+	}
+	p->nfiles = w;
+	/* the array is kept as long as the project: give back what the others took */
+	if (p->nforeign)
+		p->files = rr_xrealloc(p->files, (w ? w : 1) * sizeof(*p->files));
+}
