@@ -38,11 +38,8 @@ void rr_index_get_release(struct rr_index_get *g)
 
 rr_err rr_index_get_take_error(struct rr_index_get *g, rr_error *err)
 {
-	if (g->rc && err) {
-		rr_error_release(err);
-		*err = g->err;
-		g->err = (rr_error)RR_ERROR_INIT;
-	}
+	if (g->rc)
+		rr_error_move(err, &g->err);
 	return g->rc;
 }
 

@@ -140,11 +140,8 @@ static rr_err take_project(struct rr_index_get *g, struct rr_index_project *p, r
 		return rr_fail(err, RR_E_INTERNAL, "page not parsed");
 	*p = g->proj;
 	memset(&g->proj, 0, sizeof(g->proj));
-	if (rc && err) {
-		rr_error_release(err);
-		*err = g->perr;
-		g->perr = (rr_error)RR_ERROR_INIT;
-	}
+	if (rc)
+		rr_error_move(err, &g->perr);
 	return rc;
 }
 

@@ -150,11 +150,7 @@ rr_err rr_jpage_finish(struct rr_jpage *jp, struct rr_index_project *out, rr_err
 		return rr_fail(err, RR_E_PARSE, "%s: no \"files\" array", u);
 	}
 	if (cv->rc) {
-		if (err) {
-			rr_error_release(err);
-			*err = cv->err;
-			cv->err = (rr_error)RR_ERROR_INIT;
-		}
+		rr_error_move(err, &cv->err);
 		return cv->rc;
 	}
 	rr_index_project_release(out);
