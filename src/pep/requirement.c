@@ -331,21 +331,72 @@ struct piece {
 	size_t col0;   /* offset in the input of the token it came from */
 };
 
+/* the canonical forms seen so far, found by hash: a set of 100k specifiers is linear */
+struct keyset {
+	struct rr_strbuf keys; /* each NUL-terminated */
+	size_t *slots;         /* offset + 1 into keys, 0: empty */
+	size_t cap, n;
+};
+
+static uint64_t key_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* false when key is in the set already, else it is added */
+static bool keyset_add(struct keyset *ks, const char *key, size_t len)
+{
+	size_t at;
+
+	if ((ks->n + 1) * 2 > ks->cap) {
+		size_t *old = ks->slots, ocap = ks->cap;
+		ks->cap = ocap ? ocap * 2 : 16;
+		ks->slots = rr_xcalloc(ks->cap, sizeof(*ks->slots));
+		for (size_t j = 0; j < ocap; j++) {
+			const char *k;
+			if (!old[j])
+				continue;
+			k = ks->keys.buf + old[j] - 1;
+			at = (size_t)key_hash(k, strlen(k)) & (ks->cap - 1);
+			while (ks->slots[at])
+				at = (at + 1) & (ks->cap - 1);
+			ks->slots[at] = old[j];
+		}
+		free(old);
+	}
+	at = (size_t)key_hash(key, len) & (ks->cap - 1);
+	for (; ks->slots[at]; at = (at + 1) & (ks->cap - 1)) {
+		const char *k = ks->keys.buf + ks->slots[at] - 1;
+		if (strlen(k) == len && memcmp(k, key, len) == 0)
+			return false;
+	}
+	ks->slots[at] = ks->keys.len + 1;
+	rr_strbuf_add(&ks->keys, key, len);
+	rr_strbuf_addch(&ks->keys, '\0');
+	ks->n++;
+	return true;
+}
+
 static rr_err build_specset(const char *text, size_t n, const size_t *tok_off,
 			    const size_t *tok_start, size_t ntok, struct rr_specset *ret,
 			    rr_error *err)
 {
 	struct rr_specset set = RR_SPECSET_INIT;
-	RR_AUTO_STRBUF struct rr_strbuf seen = RR_STRBUF_INIT; /* "\n"-joined canonical forms */
+	struct keyset seen = {.keys = RR_STRBUF_INIT};
 	size_t i = 0;
+	size_t t = 0; /* the token the current specifier starts in: only ever moves on */
+	rr_err rc = RR_OK;
 
 	while (i <= n) {
 		const char *c = memchr(text + i, ',', n - i);
-		size_t e = c ? (size_t)(c - text) : n, b = i, t = 0, oe, vs, ve;
+		size_t e = c ? (size_t)(c - text) : n, b = i, oe, vs, ve;
 		RR_AUTO_STRBUF struct rr_strbuf one = RR_STRBUF_INIT;
 		RR_AUTO_STRBUF struct rr_strbuf key = RR_STRBUF_INIT;
 		struct rr_spec sp;
-		rr_err rc;
 
 		rr_lex_strip(text, e, &b, &e);
 		i = (c ? (size_t)(c - text) : n) + 1;
@@ -354,9 +405,9 @@ static rr_err build_specset(const char *text, size_t n, const size_t *tok_off,
 		while (t + 1 < ntok && tok_off[t + 1] <= b)
 			t++;
 		if (!rr_lex_spec_valid(text + b, e - b, &oe, &vs, &ve)) {
-			rr_specset_release(&set);
-			return rr_lex_fail(err, tok_start[t], "invalid specifier '%.*s'", (int)(e - b),
-					   text + b);
+			rc = rr_lex_fail(err, tok_start[t], "invalid specifier '%.*s'", (int)(e - b),
+					 text + b);
+			break;
 		}
 		/* Specifier() keeps group("operator").strip() + group("version").strip() */
 		{
@@ -370,25 +421,20 @@ static rr_err build_specset(const char *text, size_t n, const size_t *tok_off,
 			rr_strbuf_adds(&one, ver);
 		}
 		/* a set: a specifier equal (canonically) to an earlier one is dropped */
-		{
-			bool dup = false;
-			for (size_t k = 0; k < seen.len;) {
-				size_t l = strlen(seen.buf + k);
-				if (l == key.len && memcmp(seen.buf + k, key.buf, l) == 0)
-					dup = true;
-				k += l + 1;
-			}
-			if (dup)
-				continue;
-			rr_strbuf_add(&seen, key.buf, key.len + 1);
-		}
+		if (!keyset_add(&seen, key.buf, key.len))
+			continue;
 		if ((rc = rr_spec_parse(one.buf, one.len, &sp, err))) {
-			rr_specset_release(&set);
 			if (err)
 				err->col = (unsigned)tok_start[t] + 1;
-			return rc;
+			break;
 		}
 		RR_PUSH(set.items, set.n, set.cap) = sp;
+	}
+	rr_strbuf_release(&seen.keys);
+	free(seen.slots);
+	if (rc) {
+		rr_specset_release(&set);
+		return rc;
 	}
 	/* no growth slack kept per requirement (1.5 KB each for a typical one or two specs) */
 	if (set.cap > set.n && set.n) {

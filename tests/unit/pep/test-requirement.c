@@ -4,7 +4,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "rocm-resolve/error.h"
 #include "rocm-resolve/requirement.h"
@@ -158,6 +161,59 @@ static void test_errors(void **state)
 	reject("foo==1.0; (os_name == 'x'", 26, "expected ')'");
 }
 
+static void on_alarm(int sig)
+{
+	static const char msg[] = "specifier parsing took over 20 s of CPU: not linear\n";
+	(void)sig;
+	(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(1);
+}
+
+/*
+ * Specifier lists are parsed in linear time. Not a timed test: the sizes take well
+ * under a second when parsing is linear (a few seconds under ASan) and minutes when it
+ * is quadratic (a cursor that restarts for every specifier: 400k of them; a pairwise
+ * duplicate scan: 50k distinct ones), so the alarm after 20 s of CPU time (not wall
+ * time: a loaded machine does not trip it) is only a backstop.
+ */
+static void test_many_specifiers(void **state)
+{
+	RR_AUTO_STRBUF struct rr_strbuf s = RR_STRBUF_INIT;
+	struct rr_requirement r;
+	rr_error err = RR_ERROR_INIT;
+	size_t col;
+
+	(void)state;
+	signal(SIGVTALRM, on_alarm);
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){.it_value = {.tv_sec = 20}}, NULL);
+	/* 400k equal specifiers: one is kept */
+	rr_strbuf_adds(&s, "a");
+	for (size_t i = 0; i < 400000; i++)
+		rr_strbuf_adds(&s, i ? ",>=1" : ">=1");
+	assert_int_equal(rr_requirement_parse_n(s.buf, s.len, &r, NULL), RR_OK);
+	assert_int_equal(r.spec.n, 1);
+	rr_requirement_release(&r);
+	/* an invalid one after many is reported where its token starts */
+	rr_strbuf_setlen(&s, 1 + 1000 * 4 - 1);
+	col = s.len + 2;
+	rr_strbuf_adds(&s, ",===x,y");
+	assert_int_equal(rr_requirement_parse_n(s.buf, s.len, &r, &err), RR_E_PARSE);
+	assert_int_equal(err.col, col);
+	assert_non_null(strstr(err.msg, "invalid specifier 'y'"));
+	rr_error_release(&err);
+	/* 50k distinct ones: all kept, in order */
+	rr_strbuf_reset(&s);
+	rr_strbuf_adds(&s, "a");
+	for (size_t i = 0; i < 50000; i++)
+		rr_strbuf_addf(&s, "%s>=1.%zu", i ? "," : "", i);
+	assert_int_equal(rr_requirement_parse_n(s.buf, s.len, &r, NULL), RR_OK);
+	assert_int_equal(r.spec.n, 50000);
+	assert_string_equal(r.spec.items[49999].text, "1.49999");
+	rr_requirement_release(&r);
+	setitimer(ITIMER_VIRTUAL, &(struct itimerval){0}, NULL);
+	signal(SIGVTALRM, SIG_DFL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_applies),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_many_specifiers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
