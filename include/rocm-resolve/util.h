@@ -78,17 +78,34 @@ size_t rr_strv_dedupe(char **v, size_t n, bool (*eq)(const char *, const char *)
 bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
 
 /*
+ * the userinfo of the first URL in text, the one rule every caller uses: it sits between
+ * "://" and the last '@' that comes before any '/', '?', '#', whitespace or quote.
+ * Returns the "://" (NULL when text holds no URL); *ret_start is the byte after it and
+ * *ret_at the '@' (NULL when the URL has no userinfo).
+ */
+const char *rr_url_userinfo(const char *text, const char **ret_start, const char **ret_at);
+/* [s, end) is made only of ${VAR} references and ':' (and is not empty) */
+bool rr_url_only_variables(const char *s, const char *end);
+/*
  * copy of text with the userinfo of every URL in it ("https://user:pass@host")
  * replaced by "***@"; used for every message and comment that shows an index URL.
  * The caller frees the result.
  */
 char *rr_redact_credentials(const char *text);
+/* the same, pip's way (direct_url.json): the user kept, the password "****" */
+char *rr_redact_password(const char *text);
 /*
  * copy of text with the userinfo of every URL in it removed, for what the
  * installer is given (a plan): "https://user:pass@host" becomes "https://host";
- * userinfo made only of ${VAR} references is kept (the installers expand it).
- * *removed (may be NULL) says whether anything was removed. Caller frees.
+ * userinfo whose secret is ${VAR} references ("${TOKEN}@", "__token__:${TOKEN}@") is
+ * kept: the installers expand it. *removed (may be NULL) says whether anything was
+ * removed. Caller frees.
  */
 char *rr_strip_credentials(const char *text, bool *removed);
+/*
+ * url without its userinfo (*ret_url, allocated) and that userinfo percent-decoded as
+ * "user:password" for the transfer (*ret_userpwd, NULL when none); either may be NULL
+ */
+void rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd);
 
 #endif

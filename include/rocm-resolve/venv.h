@@ -30,17 +30,8 @@
  * at its top) and no pyvenv.cfg, conda-meta or bin/python is no environment: RR_E_ENV.
  * Strings are owned by the venv; rr_dist pointers live as long as the venv.
  *
- * Stack snapshot (what `rocm-resolve inspect --format json` writes, schema
- * RR_VENV_SNAPSHOT_SCHEMA, described by data/inspect.schema.json):
- * rc = rr_venv_load_snapshot("stack.json", &v, err);
- * gives the struct rr_venv the live load gave in the container - every distribution
- * with version, Requires-Dist, Requires-Python, Provides-Extra, top-level modules,
- * installer, direct URL, site and bridge; python version, the full marker
- * environment and wheel platform; torch/version.py facts; ROCm version; warnings -
- * so rr_stack_compute and the plan give the container's answers on any host.
- * v->snapshot names the file. Errors: RR_E_IO (unreadable), RR_E_PARSE (not JSON,
- * or a field of the wrong type, named by its JSON path), RR_E_UNSUPPORTED (a schema
- * this version does not read, older or newer).
+ * A stack file (`inspect --format json`, include/rocm-resolve/stack-file.h) reads back
+ * into the same struct; v->stack_file names it.
  */
 #ifndef RR_VENV_H
 #define RR_VENV_H
@@ -83,11 +74,11 @@ struct rr_venv {
 	char *torch_version, *torch_hip, *torch_cuda; /* torch/version.py; NULL when absent/None */
 	char *rocm_version, *rocm_path;	 /* rocm_path NULL when the directory does not exist */
 	char *pip_constraint;		 /* constraint file in force, or NULL */
-	/* marker variables that differ from rr_marker_env_init's (snapshot); NULL = default */
+	/* marker variables that differ from rr_marker_env_init's (stack file); NULL = default */
 	char *markers[RR_MVAR__MAX];
-	char *machine;	/* wheel platform (snapshot): uname machine and glibc "2.35"; NULL = */
+	char *machine;	/* wheel platform (stack file): uname machine and glibc "2.35"; NULL = */
 	char *glibc;	/* this host's (rr_target_host) */
-	char *snapshot; /* the snapshot file this was loaded from, NULL for a live venv */
+	char *stack_file; /* the stack file this was loaded from, NULL for a live venv */
 	char **warnings;
 	size_t nwarnings;
 };
@@ -111,17 +102,11 @@ struct rr_venv_opts {
 #define RR_VENV_MAX_RECORD (64u << 20)
 #define RR_VENV_MAX_SMALL (1u << 20)
 #define RR_VENV_MAX_SITES 16
-#define RR_VENV_MAX_SNAPSHOT (256u << 20)
-#define RR_VENV_SNAPSHOT_SCHEMA 2
 
 struct rr_target;
 
 rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr_venv **ret,
 		    rr_error *err) RR_WUR;
-rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err) RR_WUR;
-/* the same from memory; origin names it in errors and in v->snapshot */
-rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
-			      struct rr_venv **ret, rr_error *err) RR_WUR;
 /*
  * the environment to use: option (--venv) when set, else virtual_env, else
  * conda_prefix (the callers pass getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX");
@@ -139,7 +124,7 @@ const char *rr_venv_origin_name(enum rr_venv_origin o);
 const struct rr_dist *rr_venv_lookup(const struct rr_venv *v, const char *key);
 /*
  * linux x86_64 CPython environment for v->python_version (pybuf holds "3.12"), with
- * v->markers over it (a snapshot's recorded environment); env borrows from v
+ * v->markers over it (a stack file's recorded environment); env borrows from v
  */
 void rr_venv_marker_env(const struct rr_venv *v, struct rr_marker_env *env, char pybuf[16]);
 /* the wheel platform to resolve for: v->machine/glibc when set, else this host's */

@@ -56,7 +56,7 @@ struct rr_cli {
 	const char *python; /* --python / $UV_PYTHON (a path): the venv's interpreter or root */
 	char *python_venv;  /* the venv that python names (owned); also in venv */
 	const char *color;  /* --color: auto, always, never; NULL: auto */
-	const char *stack; /* --stack FILE: a snapshot instead of a live venv */
+	const char *stack; /* --stack FILE: a stack file instead of a live venv */
 	enum rr_format format;
 	int verbosity; /* -1 quiet, 0 normal, 1+ verbose */
 	char **policies;

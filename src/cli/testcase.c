@@ -20,6 +20,7 @@
 #include "session.h"
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/plan.h"
+#include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/strbuf.h"
 
 /* the tool's one way to write a file (O_EXCL|O_NOFOLLOW temp name, fsync, rename) */
@@ -115,7 +116,7 @@ int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 		fprintf(stderr, "rocm-resolve: error: cannot create '%s': %s\n", dir, strerror(errno));
 		goto out;
 	}
-	rr_cli_inspect_json(s, &snap);
+	rr_stack_file_format(s->venv, s->stack, &snap);
 	if (!write_file(dir, "stack.json", snap.buf, snap.len))
 		goto fail;
 	rr_strbuf_addf(&tc, "# written by rocm-resolve %s --write-testcase; replay with "

@@ -13,6 +13,7 @@
 #include "rocm-resolve/policy.h"
 #include "rocm-resolve/provider.h"
 #include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
@@ -81,9 +82,9 @@ static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_er
 							"give one");
 		if (o->needs_live_env)
 			return rr_fail(err, RR_E_USAGE, "%s needs the live environment, not a stack "
-							"snapshot (--stack is for plan, check and inspect)",
+							"file (--stack is for plan, check and inspect)",
 				       o->command ? o->command : "this command");
-		return rr_venv_load_snapshot(o->stack_file, ret, err);
+		return rr_stack_file_load(o->stack_file, ret, err);
 	}
 	vo.sysroot = o->sysroot;
 	rc = rr_venv_locate(o->venv, env_of(o, "VIRTUAL_ENV"), env_of(o, "CONDA_PREFIX"), vo.sysroot,

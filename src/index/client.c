@@ -41,8 +41,8 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 		char *plain = NULL;
 		size_t n;
 		s->redacted = rr_url_redact(o->index_urls[i]);
-		if (!rr_url_split_userinfo(o->index_urls[i], &plain, &s->userpwd) ||
-		    !(s->realm = rr_url_realm(plain))) {
+		rr_url_split_userinfo(o->index_urls[i], &plain, &s->userpwd);
+		if (!(s->realm = rr_url_realm(plain))) {
 			rr_fail(err, RR_E_USAGE, "not a URL: '%s'", s->redacted);
 			free(plain);
 			c->nidx++;

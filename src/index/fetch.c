@@ -624,38 +624,6 @@ char *rr_url_join(const char *base, const char *ref)
 	return ret;
 }
 
-bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd)
-{
-	CURLU *u;
-	char *user = NULL;
-	char *pass = NULL;
-	char *out = NULL;
-	bool ok = false;
-
-	if (rr_curl_load(NULL) != RR_OK)
-		return false;
-	u = rr_curl.url();
-	if (rr_curl.url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
-		goto done;
-	rr_curl.url_get(u, CURLUPART_USER, &user, CURLU_URLDECODE);
-	rr_curl.url_get(u, CURLUPART_PASSWORD, &pass, CURLU_URLDECODE);
-	rr_curl.url_set(u, CURLUPART_USER, NULL, 0);
-	rr_curl.url_set(u, CURLUPART_PASSWORD, NULL, 0);
-	if (rr_curl.url_get(u, CURLUPART_URL, &out, 0) != CURLUE_OK)
-		goto done;
-	if (ret_userpwd)
-		*ret_userpwd = user ? rr_xasprintf("%s:%s", user, pass ? pass : "") : NULL;
-	if (ret_url)
-		*ret_url = rr_xstrdup(out);
-	ok = true;
-done:
-	rr_curl.free(user);
-	rr_curl.free(pass);
-	rr_curl.free(out);
-	rr_curl.url_cleanup(u);
-	return ok;
-}
-
 char *rr_url_realm(const char *url)
 {
 	CURLU *u;

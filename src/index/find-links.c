@@ -123,9 +123,13 @@ rr_err rr_index_fl_load(struct rr_index_client *c, rr_error *err)
 				.max_body = c->max_page, .cacheable = true,
 			};
 			char *plain = NULL;
-			if (!rr_url_split_userinfo(loc, &plain, (char **)&g.userpwd)) {
+			RR_AUTOFREE char *realm = NULL;
+			rr_url_split_userinfo(loc, &plain, (char **)&g.userpwd);
+			if (!(realm = rr_url_realm(plain))) {
 				rc = rr_fail(err, RR_E_USAGE, "--find-links: not a URL: '%s'",
 					     c->fl_redacted[i]);
+				free(plain);
+				free((char *)g.userpwd);
 				break;
 			}
 			g.url = plain;

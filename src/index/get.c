@@ -161,8 +161,7 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
 			.body = g->body,
 		};
 		/* a link on a page may carry user:password: the entry never shows it */
-		if (!rr_url_split_userinfo(g->url, &plain, NULL))
-			plain = rr_url_redact(g->url);
+		rr_url_split_userinfo(g->url, &plain, NULL);
 		ne.url = plain;
 		if (g->defer_store && f->status == 200) {
 			g->pending = ne;

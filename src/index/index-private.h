@@ -97,8 +97,6 @@ unsigned long long rr_fetcher_bytes(const struct rr_fetcher *f);
 
 /* resolve ref against base (RFC 3986); NULL when either is not a URL */
 char *rr_url_join(const char *base, const char *ref);
-/* split off "user:password" (NULL when none); *ret_url is the URL without it */
-bool rr_url_split_userinfo(const char *url, char **ret_url, char **ret_userpwd);
 /* "scheme://host:port" (lowercase), the realm credentials apply to; NULL on garbage */
 char *rr_url_realm(const char *url);
 /* percent-decode the last path segment of url (no query, no fragment) */

@@ -121,8 +121,7 @@ void rr_index_meta_absorb(struct rr_index_client *c, const struct rr_index_file 
 			.body = *md,
 		};
 		/* a page's own link may carry user:password: never into the entry */
-		if (!rr_url_split_userinfo(f->url, &plain, NULL))
-			plain = rr_url_redact(f->url);
+		rr_url_split_userinfo(f->url, &plain, NULL);
 		ce.url = plain;
 		rr_cache_store_keyed(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
 				     f->url, &ce, NULL);

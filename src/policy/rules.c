@@ -447,15 +447,10 @@ const char *rr_policy_match_cuda_only(const struct rr_policy *pol, const char *k
 /* URL rules are written for bare hosts: "user:pass@" is dropped before matching */
 const char *rr_policy_match_cuda_index(const struct rr_policy *pol, const char *url)
 {
-	const char *sep = strstr(url, "://");
-	const char *at;
 	RR_AUTOFREE char *bare = NULL;
 
-	if (sep) {
-		at = sep + 3 + strcspn(sep + 3, "@/?#");
-		if (*at == '@')
-			url = bare = rr_xasprintf("%.*s%s", (int)(sep + 3 - url), url, at + 1);
-	}
+	rr_url_split_userinfo(url, &bare, NULL);
+	url = bare;
 	return reason_of(rr_policy_match(pol, RR_POL_CUDA_INDEX, url));
 }
 

@@ -382,12 +382,12 @@ rr_err rr_stack_require(const struct rr_stack *s, const struct rr_venv *v, rr_er
 {
 	if (s && s->n)
 		return RR_OK;
-	if (v && v->snapshot)
+	if (v && v->stack_file)
 		return rr_fail(err, RR_E_ENV,
-			       "nothing to protect in the stack snapshot '%s' (%zu distributions, "
+			       "nothing to protect in the stack file '%s' (%zu distributions, "
 			       "no ROCm build among them); write it with `rocm-resolve inspect "
 			       "--format json` in the ROCm container",
-			       v->snapshot, v->ndists);
+			       v->stack_file, v->ndists);
 	return rr_fail(err, RR_E_ENV,
 		       "nothing to protect in '%s' (%zu distributions, no ROCm build among them): "
 		       "it is not the ROCm environment; pass --venv DIR of the ROCm venv, activate "

@@ -89,34 +89,6 @@ static char *trimmed_dup(const char *s, size_t n)
 	return rr_xstrndup(s, n);
 }
 
-/* pip's redact_auth_from_url: "https://user:pw@h/" -> "https://user:****@h/", token -> "****" */
-static char *redact_url(const char *url)
-{
-	const char *auth = strstr(url, "://");
-	const char *end, *at = NULL, *p;
-	struct rr_strbuf sb = RR_STRBUF_INIT;
-
-	if (!auth)
-		return rr_xstrdup(url);
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	for (p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
-		return rr_xstrdup(url);
-	rr_strbuf_add(&sb, url, (size_t)(auth - url));
-	p = memchr(auth, ':', (size_t)(at - auth));
-	if (p) {
-		rr_strbuf_add(&sb, auth, (size_t)(p - auth));
-		rr_strbuf_adds(&sb, ":****");
-	} else {
-		rr_strbuf_adds(&sb, "****");
-	}
-	rr_strbuf_adds(&sb, at);
-	return rr_strbuf_detach(&sb, NULL);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -253,7 +225,7 @@ static void read_direct_url(struct loader *l, struct rr_dist *d, int dfd, struct
 	}
 	url = json_object_get(root, "url");
 	if (json_is_string(url))
-		d->direct_url = redact_url(json_string_value(url));
+		d->direct_url = rr_redact_password(json_string_value(url));
 	else
 		warn(l, "%s/direct_url.json: no \"url\" string", d->path);
 	dir_info = json_object_get(root, "dir_info");
@@ -1068,7 +1040,7 @@ struct rr_venv *rr_venv_free(struct rr_venv *v)
 		free(v->markers[i]);
 	free(v->machine);
 	free(v->glibc);
-	free(v->snapshot);
+	free(v->stack_file);
 	free(v);
 	return NULL;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """plan and check --format json against data/plan.schema.json, with the structural
-checker of snapshot-test.py, on every golden input and the demo; and the shapes shared
+checker of stack-file-test.py, on every golden input and the demo; and the shapes shared
 with inspect (torch, protected) checked to be the same object in both documents."""
 import importlib.util
 import json
@@ -10,7 +10,7 @@ import sys
 
 src = os.environ["RR_SRCDIR"]
 exe = os.path.join(os.environ["RR_BUILDDIR"], "src", "cli", "rocm-resolve")
-spec = importlib.util.spec_from_file_location("snap", os.path.join(src, "tests", "cli", "snapshot-test.py"))
+spec = importlib.util.spec_from_file_location("snap", os.path.join(src, "tests", "cli", "stack-file-test.py"))
 snap = importlib.util.module_from_spec(spec)
 sys.argv = sys.argv[:1]
 spec.loader.exec_module(snap)

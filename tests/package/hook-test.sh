@@ -183,7 +183,7 @@ out=$(VIRTUAL_ENV=$src/fixtures/venvs/rocm72 PRE_COMMIT=1 "$hookbin/rocm-resolve
 	"$proj/requirements.txt" 2>&1)
 check "any other VIRTUAL_ENV is kept (5 protected)" grep -q "(5 protected" <<<"$out"
 
-# a host (laptop, CI) with no venv, only the stack snapshot written in the container
+# a host (laptop, CI) with no venv, only the stack file written in the container
 # and committed: the same verdicts through the same hook
 "$hookbin/rocm-resolve" inspect --format json --venv "$src/fixtures/venvs/rocm72" >"$work/rocm-stack.json"
 hostproj=$work/host-project
@@ -212,17 +212,17 @@ git add requirements.txt
 commit "unsafe on the host"
 echo "rc=$?" >"$work/host-unsafe.rc"
 cp "$work/last.txt" "$work/transcript-host-unsafe.txt")
-check "host with only the snapshot: a safe change commits ($(cat "$work/host-safe.rc"))" \
+check "host with only the stack file: a safe change commits ($(cat "$work/host-safe.rc"))" \
 	grep -qx "rc=0" "$work/host-safe.rc"
 check "... and the hook ran and passed" grep -q '^rocm-resolve check\.*Passed$' "$work/host-safe.txt"
-check "host with only the snapshot: vllm==0.10.1 is blocked ($(cat "$work/host-unsafe.rc"))" \
+check "host with only the stack file: vllm==0.10.1 is blocked ($(cat "$work/host-unsafe.rc"))" \
 	grep -qx "rc=1" "$work/host-unsafe.rc"
 check "... naming the file, line and the protected torchvision" \
 	grep -q '^requirements.txt:2: vllm==0.10.1: .*torchvision' "$work/transcript-host-unsafe.txt"
-# no venv and no snapshot: exit 3 with the hint, never a silent pass
+# no venv and no stack file: exit 3 with the hint, never a silent pass
 out=$(cd "$hostproj" && env -u VIRTUAL_ENV -u CONDA_PREFIX RR_SYSROOT=$work/empty-root \
 	"$hookbin/rocm-resolve" check --no-index requirements.txt 2>&1)
 rc=$?
-check "no venv and no snapshot: exit 3 with a hint naming --stack (rc=$rc)" \
+check "no venv and no stack file: exit 3 with a hint naming --stack (rc=$rc)" \
 	bash -c '[ $1 = 3 ] && grep -q -- "--stack" <<<"$0"' "$out" $rc
 finish

@@ -1,5 +1,5 @@
 # issue 8: every change is a decision with its real cause, and check agrees.
-# The whole pipeline runs: the stack snapshot of the rocm/pytorch ROCm 7.2 image,
+# The whole pipeline runs: the stack file of the rocm/pytorch ROCm 7.2 image,
 # the requirements file below, this world instead of an index.
 stack stack-rocm72.json
 index world 0 tags <inline>

@@ -110,6 +110,54 @@ static void test_redact(void **state)
 	assert_string_equal(c, "no urls here: a@b");
 }
 
+/*
+ * the one userinfo rule (rr_url_userinfo) under every use: the last '@' of the authority;
+ * a plan keeps a secret given as ${VAR} (alone or after a literal user name) and drops a
+ * literal one; pip's form keeps the user; the split decodes for the transfer
+ */
+static void test_url_userinfo(void **state)
+{
+	const char *q, *at;
+	char *u = NULL, *up = NULL;
+	bool removed;
+	(void)state;
+
+	assert_non_null(rr_url_userinfo("x https://a@b@h/p@q", &q, &at));
+	assert_string_equal(at, "@h/p@q");
+	assert_non_null(rr_url_userinfo("https://h/p@q", &q, &at));
+	assert_null(at);
+	assert_null(rr_url_userinfo("no url", &q, &at));
+#define STRIPPED(in, out, rem)                                                                     \
+	do {                                                                                       \
+		RR_AUTOFREE char *s_ = rr_strip_credentials(in, &removed);                         \
+		assert_string_equal(s_, out);                                                      \
+		assert_int_equal(removed, rem);                                                    \
+	} while (0)
+	STRIPPED("http://__token__:${TOKEN}@h/private/simple", "http://__token__:${TOKEN}@h/private/simple",
+		 false);
+	STRIPPED("https://${USER}:${PASS}@h/s", "https://${USER}:${PASS}@h/s", false);
+	STRIPPED("https://${TOKEN}@h/s", "https://${TOKEN}@h/s", false);
+	STRIPPED("https://alice:s3cret@h/s", "https://h/s", true);
+	STRIPPED("https://${USER}:s3cret@h/s", "https://h/s", true);
+	STRIPPED("https://alice:${X}s3cret@h/s", "https://h/s", true);
+	STRIPPED("https://__token__:@h/s", "https://h/s", true);
+	STRIPPED("https://a${X}:${Y}@h/s", "https://h/s", true);
+#undef STRIPPED
+	{
+		RR_AUTOFREE char *p = rr_redact_password("https://alice:s3cret@h/x.whl and https://tok@g/y");
+		assert_string_equal(p, "https://alice:****@h/x.whl and https://****@g/y");
+	}
+	rr_url_split_userinfo("https://us%65r:p%40ss:w@h.example/simple/", &u, &up);
+	assert_string_equal(u, "https://h.example/simple/");
+	assert_string_equal(up, "user:p@ss:w");
+	free(u);
+	free(up);
+	rr_url_split_userinfo("https://h.example/simple/", &u, &up);
+	assert_string_equal(u, "https://h.example/simple/");
+	assert_null(up);
+	free(u);
+}
+
 /* rr_file_read: never waits on a FIFO, refuses devices, bounds streams; alarm() guards hangs */
 static void test_file_read(void **state)
 {
@@ -331,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_error_origin),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_url_userinfo),
 		cmocka_unit_test(test_strv_dedupe),
 		cmocka_unit_test(test_strv),
 		cmocka_unit_test(test_error_move),

@@ -276,124 +276,6 @@ static void test_venv_egg_info(void **state)
 	rr_venv_free(v);
 }
 
-static const char snapshot_doc[] =
-	"{\"schema\":2,\"venv\":\"/opt/venv\",\"python\":\"3.10.14\","
-	"\"bridged_sites\":[\"/opt/base/site-packages\"],"
-	"\"markers\":{\"sys_platform\":\"win32\",\"platform_machine\":\"aarch64\","
-	"\"python_version\":\"3.10\",\"python_full_version\":\"3.10.14\",\"some_future_var\":\"x\"},"
-	"\"platform\":{\"machine\":\"aarch64\",\"glibc\":\"2.28\"},"
-	"\"torch\":{\"version\":\"2.1.2+git70dfd51\",\"hip\":\"5.7.1\",\"cuda\":null},"
-	"\"warnings\":[\"w1\"],\"protected\":[],"
-	"\"distributions\":["
-	"{\"name\":\"Torch\",\"version\":\"2.1.2+git70dfd51\",\"requires_python\":\">=3.8\","
-	"\"requires_dist\":[\"triton==2.1.0 ; platform_machine == 'aarch64'\"],"
-	"\"top_level\":[\"functorch\",\"torch\"],\"bridged\":true,"
-	"\"site\":\"/opt/base/site-packages\",\"path\":\"/opt/base/site-packages/torch.dist-info\"},"
-	"{\"name\":\"broken\",\"version\":null,\"problem\":\"METADATA missing\"},"
-	"{\"name\":\"bad-version\",\"version\":\"not.a.version!\"}]}";
-
-static void test_venv_snapshot(void **state)
-{
-	struct rr_venv *v = NULL;
-	rr_error e = RR_ERROR_INIT;
-	const struct rr_dist *d;
-	struct rr_marker_env env;
-	struct rr_target t;
-	char pybuf[16];
-	(void)state;
-
-	assert_int_equal(rr_venv_parse_snapshot(snapshot_doc, strlen(snapshot_doc), "s.json", &v, &e),
-			 RR_OK);
-	assert_string_equal(v->snapshot, "s.json");
-	assert_string_equal(v->root, "/opt/venv");
-	assert_string_equal(v->python_version, "3.10.14");
-	assert_int_equal(v->ndists, 3);
-	/* sorted by normalised key, whatever the document's order */
-	assert_string_equal(v->dists[0].key, "bad-version");
-	assert_string_equal(v->dists[2].key, "torch");
-	d = rr_venv_lookup(v, "torch");
-	assert_string_equal(d->name, "Torch");
-	assert_true(d->version_ok);
-	assert_string_equal(d->version.local, "git70dfd51");
-	assert_true(d->bridged);
-	assert_int_equal(d->meta.nrequires_dist, 1);
-	assert_string_equal(d->meta.requires_python, ">=3.8");
-	assert_int_equal(d->ntop_level, 2);
-	assert_string_equal(d->top_level[1], "torch");
-	d = rr_venv_lookup(v, "broken");
-	assert_string_equal(d->problem, "METADATA missing");
-	assert_false(d->version_ok);
-	/* defaults for a dist without site/path: the environment's */
-	assert_non_null(strstr(d->path, "/opt/venv/broken-"));
-	assert_false(rr_venv_lookup(v, "bad-version")->version_ok);
-	assert_string_equal(v->torch_hip, "5.7.1");
-	assert_null(v->torch_cuda);
-	assert_int_equal(v->nwarnings, 1);
-
-	/* the recorded marker environment, not this host's defaults */
-	rr_venv_marker_env(v, &env, pybuf);
-	assert_string_equal(env.vars[RR_MVAR_SYS_PLATFORM], "win32");
-	assert_string_equal(env.vars[RR_MVAR_PLATFORM_MACHINE], "aarch64");
-	assert_string_equal(env.vars[RR_MVAR_PYTHON_VERSION], "3.10");
-	assert_string_equal(env.vars[RR_MVAR_OS_NAME], "posix"); /* not recorded: default */
-	assert_string_equal(env.vars[RR_MVAR_EXTRA], "");
-	/* and its wheel platform */
-	rr_venv_target(v, &t);
-	assert_string_equal(t.machine, "aarch64");
-	assert_int_equal(t.glibc_major, 2);
-	assert_int_equal(t.glibc_minor, 28);
-	assert_int_equal(t.py_minor, 10);
-	rr_venv_free(v);
-}
-
-static void expect_snapshot_error(const char *doc, rr_err code, const char *part)
-{
-	struct rr_venv *v = NULL;
-	rr_error e = RR_ERROR_INIT;
-
-	assert_int_equal(rr_venv_parse_snapshot(doc, strlen(doc), "s.json", &v, &e), code);
-	assert_null(v);
-	if (!strstr(e.msg, part))
-		fail_msg("'%s' lacks '%s'", e.msg, part);
-	rr_error_release(&e);
-}
-
-static void test_venv_snapshot_errors(void **state)
-{
-	(void)state;
-	expect_snapshot_error("{\"schema\":3,\"distributions\":[]}", RR_E_UNSUPPORTED,
-			      "has schema 3, newer");
-	expect_snapshot_error("{\"schema\":1,\"distributions\":[]}", RR_E_UNSUPPORTED,
-			      "older rocm-resolve");
-	expect_snapshot_error("[]", RR_E_PARSE, "not a JSON object");
-	expect_snapshot_error("{\"schema\":2}", RR_E_PARSE, "no \"distributions\"");
-	expect_snapshot_error("{\"schema\":2,\"distributions\":[]", RR_E_PARSE, "not valid JSON");
-	expect_snapshot_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a\","
-			      "\"top_level\":[1]}]}",
-			      RR_E_PARSE, "distributions[0].top_level must be an array of strings");
-	expect_snapshot_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a b\"}]}",
-			      RR_E_PARSE, "distributions[0].name must be a distribution name");
-	expect_snapshot_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"A\"},"
-			      "{\"name\":\"a\"}]}",
-			      RR_E_PARSE, "'a' is listed twice");
-	expect_snapshot_error("{\"schema\":2,\"distributions\":[]}", RR_E_PARSE, "venv must be a string");
-	expect_snapshot_error("{\"schema\":2,\"venv\":\"/v\",\"torch\":{\"hip\":5},"
-			      "\"distributions\":[]}",
-			      RR_E_PARSE, "torch.hip must be a string or null");
-}
-
-static void test_venv_snapshot_missing_file(void **state)
-{
-	/* a snapshot file that does not exist: RR_E_IO (exit 2: the user named it) */
-	struct rr_venv *v = NULL;
-	rr_error e = RR_ERROR_INIT;
-	(void)state;
-
-	assert_int_equal(rr_venv_load_snapshot("/nonexistent/stack.json", &v, &e), RR_E_IO);
-	assert_non_null(strstr(e.msg, "cannot open stack snapshot '/nonexistent/stack.json'"));
-	rr_error_release(&e);
-}
-
 static void test_venv_locate(void **state)
 {
 	RR_AUTOFREE char *conda = fixture("sysroot-conda");
@@ -623,9 +505,6 @@ int main(void)
 		cmocka_unit_test(test_venv_broken),
 		cmocka_unit_test(test_venv_egg_info),
 		cmocka_unit_test(test_venv_missing),
-		cmocka_unit_test(test_venv_snapshot),
-		cmocka_unit_test(test_venv_snapshot_errors),
-		cmocka_unit_test(test_venv_snapshot_missing_file),
 		cmocka_unit_test(test_venv_locate),
 		cmocka_unit_test(test_venv_conda_layout),
 		cmocka_unit_test(test_venv_not_an_environment),

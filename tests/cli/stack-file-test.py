@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stack snapshots: `inspect --format json` in the "container", `--stack FILE` on a "host".
+"""Stack files: `inspect --format json` in the "container", `--stack FILE` on a "host".
 
 For each fixture environment:
   - the inspect document is valid against data/inspect.schema.json (a small
@@ -11,7 +11,7 @@ For each fixture environment:
   - for every requirements file, `check` and `plan` (--no-index) give the same exit
     status, stdout and stderr with --stack FILE and no venv, no RR_SYSROOT,
     no ROCM_PATH, as with the live venv.
-Then the snapshot's failure modes: another schema, not JSON, a wrong type, --stack
+Then the stack file's failure modes: another schema, not JSON, a wrong type, --stack
 with verify/install or with --venv."""
 import glob
 import json
@@ -92,7 +92,7 @@ def validate(schema, doc, where="$"):
 
 def main():
     schema = json.load(open(os.path.join(src, "data", "inspect.schema.json")))
-    tmp = tempfile.mkdtemp(prefix="rr-snapshot-")
+    tmp = tempfile.mkdtemp(prefix="rr-stack-file-")
     host = base_env()
     host["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
     ncompared = 0
@@ -121,8 +121,8 @@ def main():
                 ncompared += 1
                 if live != snapped:
                     fail(f"{' '.join(cmd)} {inp} on {name} (sysroot {sysroot}): live "
-                         f"{live[0]} vs snapshot {snapped[0]}\n--- live\n{live[1]}{live[2]}"
-                         f"--- snapshot\n{snapped[1]}{snapped[2]}")
+                         f"{live[0]} vs stack file {snapped[0]}\n--- live\n{live[1]}{live[2]}"
+                         f"--- stack file\n{snapped[1]}{snapped[2]}")
     # the round trip must reach the verdicts: at least one file breaks the stack
     snap72 = os.path.join(tmp, "rocm72-sysroot-rocm72.json")
     rc, _, _ = run(["check", "--no-index", "--stack", snap72, "demo/requirements.txt"], host)
@@ -161,8 +161,8 @@ def main():
         fail(f"not JSON: exit {rc}, stderr {err!r}")
     rc, out, err = run(["check", "--no-index", "--stack", os.path.join(tmp, "nonexistent.json"),
                         "demo/requirements.txt"], host)
-    if rc != 2 or "cannot open stack snapshot" not in err:
-        fail(f"missing snapshot: exit {rc}, stderr {err!r}")
+    if rc != 2 or "cannot open stack file" not in err:
+        fail(f"missing stack file: exit {rc}, stderr {err!r}")
     for cmd in ("verify", "install"):
         args = [cmd, "--stack", snap72] + (["demo/requirements.txt"] if cmd == "install" else [])
         rc, out, err = run(args, host)
@@ -173,7 +173,28 @@ def main():
     if rc != 2 or "--venv and --stack" not in err:
         fail(f"--stack with --venv: exit {rc}, stderr {err!r}")
 
-    print(f"{len(ENVS)} environments, {ncompared} live/snapshot comparisons")
+    # issue 19 item 7: a password in a direct URL of the file (written by hand, or by an
+    # older version) is redacted as a live venv's is: never printed by inspect, nor in the
+    # plan's or check's JSON (the old reader kept it as it was)
+    d = json.loads(json.dumps(doc))
+    for dist in d["distributions"]:
+        if dist["name"] == "torch":
+            dist["direct_url"] = "https://alice:s3cretpw@repo.example/torch-2.9.1%2Brocm7.2.0-cp312-cp312-linux_x86_64.whl"
+        if dist["name"] == "apex":
+            dist["direct_url"] = "https://ghp_s3cretTOKEN@repo.example/apex.whl"
+    cred = os.path.join(tmp, "cred.json")
+    with open(cred, "w") as f:
+        json.dump(d, f)
+    for args in (["inspect", "--stack", cred], ["inspect", "--format", "json", "--stack", cred],
+                 ["plan", "--no-index", "--format", "json", "--stack", cred, "demo/requirements.txt"],
+                 ["check", "--no-index", "--format", "json", "--stack", cred, "demo/requirements.txt"]):
+        rc, out, err = run(args, host)
+        if "s3cret" in out + err or rc not in (0, 1):
+            fail(f"{' '.join(args[:3])}: a stack file's direct_url password printed (exit {rc}):\n{out}{err}")
+        elif "alice:****@repo.example" not in out:
+            fail(f"{' '.join(args[:3])}: the redacted direct URL is not shown:\n{out}")
+
+    print(f"{len(ENVS)} environments, {ncompared} live/stack-file comparisons")
     if failures:
         print(f"{len(failures)} failures")
         return 1

@@ -1,12 +1,12 @@
 /*
- * venv-snapshot.c - read a stack snapshot (`rocm-resolve inspect --format json`) back
- * into the struct rr_venv the live load gave where it was written.
+ * stack-file.c - the stack file (include/rocm-resolve/stack-file.h): written where the
+ * ROCm environment is, read back into the struct rr_venv the live load gave there.
  *
  * Every field the stack and the plan read is in the document; anything else in
- * it (protected, clash groups, paths of files) is a report, recomputed here from
- * the distributions with the reader's policy. Types are checked strictly: a
- * wrong one names its JSON path, so a hand-edited snapshot fails loudly rather
- * than protecting less.
+ * it (protected, clash groups, paths of files) is a report, recomputed by the
+ * reader from the distributions with its own policy. Types are checked strictly: a
+ * wrong one names its JSON path, so a hand-edited stack file fails loudly rather
+ * than protecting less. One distribution a line, so a committed stack file diffs well.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +17,9 @@
 #include <jansson.h>
 
 #include "rocm-resolve/marker.h"
+#include "rocm-resolve/stack-file.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
@@ -29,7 +32,7 @@ struct snap {
 
 static rr_err bad(const struct snap *s, const char *where, const char *expected)
 {
-	return rr_fail(s->err, RR_E_PARSE, "stack snapshot '%s': %s must be %s", s->path, where,
+	return rr_fail(s->err, RR_E_PARSE, "stack file '%s': %s must be %s", s->path, where,
 		       expected);
 }
 
@@ -141,7 +144,14 @@ static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size
 		d->meta.name = rr_xstrdup(d->name);
 		d->meta.version = d->version_text ? rr_xstrdup(d->version_text) : NULL;
 	}
-	/* the live load warned already (the snapshot keeps its warnings) */
+	/* a live load redacts the password of a direct URL; a stack file written by hand, or
+	 * by an older version, may not have: it is shown by inspect and the plan's JSON */
+	if (d->direct_url) {
+		char *shown = rr_redact_password(d->direct_url);
+		free(d->direct_url);
+		d->direct_url = shown;
+	}
+	/* the live load warned already (the stack file keeps its warnings) */
 	if (d->version_text && !d->problem &&
 	    rr_version_parse(d->version_text, &d->version, &e) == RR_OK)
 		d->version_ok = true;
@@ -184,25 +194,25 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 
 	if (!json_is_object(root))
 		return rr_fail(s->err, RR_E_PARSE,
-			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
+			       "stack file '%s' is no `rocm-resolve inspect --format json` "
 			       "document (not a JSON object)",
 			       s->path);
 	schema = json_object_get(root, "schema");
 	if (!json_is_integer(schema) || !json_is_array(json_object_get(root, "distributions")))
 		return rr_fail(s->err, RR_E_PARSE,
-			       "stack snapshot '%s' is no `rocm-resolve inspect --format json` "
+			       "stack file '%s' is no `rocm-resolve inspect --format json` "
 			       "document (no \"schema\" number or no \"distributions\")",
 			       s->path);
-	if (json_integer_value(schema) > RR_VENV_SNAPSHOT_SCHEMA)
+	if (json_integer_value(schema) > RR_STACK_FILE_SCHEMA)
 		return rr_fail(s->err, RR_E_UNSUPPORTED,
-			       "stack snapshot '%s' has schema %lld, newer than this rocm-resolve "
-			       "(%s) reads (%d): upgrade rocm-resolve, or write the snapshot with "
+			       "stack file '%s' has schema %lld, newer than this rocm-resolve "
+			       "(%s) reads (%d): upgrade rocm-resolve, or write the stack file with "
 			       "this version",
 			       s->path, (long long)json_integer_value(schema), RR_VERSION,
-			       RR_VENV_SNAPSHOT_SCHEMA);
-	if (json_integer_value(schema) < RR_VENV_SNAPSHOT_SCHEMA)
+			       RR_STACK_FILE_SCHEMA);
+	if (json_integer_value(schema) < RR_STACK_FILE_SCHEMA)
 		return rr_fail(s->err, RR_E_UNSUPPORTED,
-			       "stack snapshot '%s' has schema %lld, written by an older "
+			       "stack file '%s' has schema %lld, written by an older "
 			       "rocm-resolve without the installed requirements a verdict needs; "
 			       "write it again with `rocm-resolve inspect --format json` in the "
 			       "container",
@@ -249,12 +259,12 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 	for (size_t i = 1; i < v->ndists; i++)
 		if (strcmp(v->dists[i - 1].key, v->dists[i].key) == 0)
 			return rr_fail(s->err, RR_E_PARSE,
-				       "stack snapshot '%s': distribution '%s' is listed twice",
+				       "stack file '%s': distribution '%s' is listed twice",
 				       s->path, v->dists[i].key);
 	return RR_OK;
 }
 
-rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
+rr_err rr_stack_file_parse(const char *text, size_t len, const char *origin,
 			      struct rr_venv **ret, rr_error *err)
 {
 	struct snap s = {.path = origin ? origin : "-", .err = err};
@@ -266,7 +276,7 @@ rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return rr_fail_at(err, RR_E_PARSE, s.path, (unsigned)je.line, (unsigned)je.column,
-				  NULL, "stack snapshot is not valid JSON: %s", je.text);
+				  NULL, "stack file is not valid JSON: %s", je.text);
 	v = rr_xcalloc(1, sizeof(*v));
 	rc = load_doc(&s, root, v);
 	json_decref(root);
@@ -274,12 +284,12 @@ rr_err rr_venv_parse_snapshot(const char *text, size_t len, const char *origin,
 		rr_venv_free(v);
 		return rc;
 	}
-	v->snapshot = rr_xstrdup(s.path);
+	v->stack_file = rr_xstrdup(s.path);
 	*ret = v;
 	return RR_OK;
 }
 
-rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *err)
+rr_err rr_stack_file_load(const char *path, struct rr_venv **ret, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
 	FILE *f;
@@ -287,17 +297,17 @@ rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *e
 
 	f = fopen(path, "rb");
 	if (!f)
-		return rr_fail(err, RR_E_IO, "cannot open stack snapshot '%s': %s", path,
+		return rr_fail(err, RR_E_IO, "cannot open stack file '%s': %s", path,
 			       strerror(errno));
 	for (;;) {
 		rr_strbuf_grow(&buf, 65536);
 		n = fread(buf.buf + buf.len, 1, buf.alloc - buf.len - 1, f);
 		rr_strbuf_setlen(&buf, buf.len + n);
-		if (buf.len > RR_VENV_MAX_SNAPSHOT) {
+		if (buf.len > RR_STACK_FILE_MAX) {
 			fclose(f);
 			return rr_fail(err, RR_E_LIMIT,
-				       "stack snapshot '%s' is larger than the limit of %u bytes", path,
-				       RR_VENV_MAX_SNAPSHOT);
+				       "stack file '%s' is larger than the limit of %u bytes", path,
+				       RR_STACK_FILE_MAX);
 		}
 		if (n == 0)
 			break;
@@ -305,9 +315,107 @@ rr_err rr_venv_load_snapshot(const char *path, struct rr_venv **ret, rr_error *e
 	if (ferror(f)) {
 		int e = errno;
 		fclose(f);
-		return rr_fail(err, RR_E_IO, "cannot read stack snapshot '%s': %s", path,
+		return rr_fail(err, RR_E_IO, "cannot read stack file '%s': %s", path,
 			       strerror(e));
 	}
 	fclose(f);
-	return rr_venv_parse_snapshot(buf.buf, buf.len, path, ret, err);
+	return rr_stack_file_parse(buf.buf, buf.len, path, ret, err);
+}
+
+static void strv_json(struct rr_strbuf *out, const char *k, char **v, size_t n, bool comma)
+{
+	rr_strbuf_add_json_str(out, k);
+	rr_strbuf_adds(out, ":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_add_json_str(out, v[i]);
+	}
+	rr_strbuf_addch(out, ']');
+	if (comma)
+		rr_strbuf_addch(out, ',');
+}
+
+static void bool_json(struct rr_strbuf *out, const char *k, bool v, bool comma)
+{
+	rr_strbuf_add_json_str(out, k);
+	rr_strbuf_addf(out, ":%s%s", v ? "true" : "false", comma ? "," : "");
+}
+
+/* ---- the writer ------------------------------------------------------------ */
+
+void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
+			  struct rr_strbuf *out)
+{
+	struct rr_marker_env env;
+	struct rr_target target;
+	char pybuf[16];
+
+	rr_venv_marker_env(v, &env, pybuf);
+	rr_venv_target(v, &target);
+	rr_strbuf_addf(out, "{\"schema\":%d,\n", RR_STACK_FILE_SCHEMA);
+	rr_strbuf_add_json_kv(out, "venv", v->root, true);
+	rr_strbuf_add_json_kv(out, "python", v->python_version, true);
+	rr_strbuf_add_json_kv(out, "home", v->home, true);
+	bool_json(out, "system_site_packages", v->system_site_packages, true);
+	rr_strbuf_add_json_kv(out, "site_packages", v->site_packages, true);
+	strv_json(out, "bridged_sites", v->bridged_sites, v->nbridged_sites, true);
+	rr_strbuf_adds(out, "\n\"markers\":{");
+	for (int i = 0, n = 0; i < RR_MVAR__MAX; i++)
+		if (i != RR_MVAR_EXTRA && env.vars[i])
+			rr_strbuf_add_json_kv(out, rr_marker_var_to_string((enum rr_marker_var)i),
+					      env.vars[i], ++n < RR_MVAR__MAX - 1);
+	rr_strbuf_adds(out, "},\n\"platform\":{");
+	rr_strbuf_add_json_kv(out, "machine", target.machine, true);
+	if (target.glibc_major) {
+		char glibc[32];
+		snprintf(glibc, sizeof(glibc), "%u.%u", target.glibc_major, target.glibc_minor);
+		rr_strbuf_add_json_kv(out, "glibc", glibc, false);
+	} else {
+		rr_strbuf_add_json_kv(out, "glibc", NULL, false);
+	}
+	rr_strbuf_adds(out, "},\n");
+	rr_strbuf_add_json_kv(out, "rocm_version", v->rocm_version, true);
+	rr_strbuf_add_json_kv(out, "rocm_path", v->rocm_path, true);
+	rr_strbuf_adds(out, "\"torch\":{");
+	rr_strbuf_add_json_kv(out, "version", v->torch_version, true);
+	rr_strbuf_add_json_kv(out, "hip", v->torch_hip, true);
+	rr_strbuf_add_json_kv(out, "cuda", v->torch_cuda, false);
+	rr_strbuf_adds(out, "},");
+	rr_strbuf_add_json_kv(out, "pip_constraint", v->pip_constraint, true);
+	rr_strbuf_adds(out, "\n\"protected\":[");
+	for (size_t i = 0; i < st->n; i++) {
+		const struct rr_dist *d = st->items[i].dist;
+		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
+		rr_strbuf_add_json_kv(out, "name", st->items[i].name, true);
+		rr_strbuf_add_json_kv(out, "version", st->items[i].version, true);
+		rr_strbuf_add_json_kv(out, "clash_group", st->items[i].clash_group, true);
+		rr_strbuf_add_json_kv(out, "bridge", d && d->bridged ? d->site : NULL, true);
+		rr_strbuf_add_json_kv(out, "why", st->items[i].why, false);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],\n\"distributions\":[");
+	for (size_t i = 0; i < v->ndists; i++) {
+		const struct rr_dist *d = &v->dists[i];
+		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
+		rr_strbuf_add_json_kv(out, "name", d->name, true);
+		rr_strbuf_add_json_kv(out, "version", d->version_text, true);
+		rr_strbuf_add_json_kv(out, "requires_python", d->meta.requires_python, true);
+		strv_json(out, "requires_dist", d->meta.requires_dist, d->meta.nrequires_dist, true);
+		strv_json(out, "provides_extra", d->meta.provides_extra, d->meta.nprovides_extra,
+			  true);
+		strv_json(out, "top_level", d->top_level, d->ntop_level, true);
+		rr_strbuf_add_json_kv(out, "installer", d->installer, true);
+		rr_strbuf_add_json_kv(out, "direct_url", d->direct_url, true);
+		bool_json(out, "editable", d->editable, true);
+		bool_json(out, "egg_info", d->egg_info, true);
+		bool_json(out, "bridged", d->bridged, true);
+		rr_strbuf_add_json_kv(out, "problem", d->problem, true);
+		rr_strbuf_add_json_kv(out, "site", d->site, true);
+		rr_strbuf_add_json_kv(out, "path", d->path, false);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],\n");
+	strv_json(out, "warnings", v->warnings, v->nwarnings, false);
+	rr_strbuf_adds(out, "}\n");
 }
