@@ -43,6 +43,9 @@ struct rr_candidate {
 	 * it settles for the best allowed one.
 	 */
 	bool deps_unknown;
+	/* the file the installer would take is a source distribution: installing the
+	 * release runs a build */
+	bool sdist;
 };
 
 struct rr_provider {
@@ -83,6 +86,8 @@ rr_err rr_provider_mem_add_installed(struct rr_provider_mem *m, const char *name
 void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const char *req);
 void rr_provider_mem_set_requires_python(struct rr_provider_mem *m, size_t h, const char *spec);
 void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked);
+/* its only file here is a source distribution (the candidate's sdist flag) */
+void rr_provider_mem_set_sdist(struct rr_provider_mem *m, size_t h);
 /* its dependencies need a build: deps_unknown, set when dependencies() is asked */
 void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h);
 size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h);

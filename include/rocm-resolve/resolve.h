@@ -75,6 +75,8 @@ struct rr_forbidden {
 enum {
 	RR_RESOLVE_PRERELEASE = 1 << 0, /* allow pre-releases everywhere */
 	RR_RESOLVE_NEWEST = 1 << 1,     /* installed versions are not preferred: newest first */
+	/* Requires-Python read as uv reads it: upper bounds (<, <=, !=) ignored */
+	RR_RESOLVE_PYTHON_LOWER = 1 << 2,
 };
 
 struct rr_resolve_request {
@@ -111,6 +113,12 @@ struct rr_solved {
 	bool fixed;
 	bool installed;
 	const char *why; /* "req:1 requires torchvision; torchvision 0.24.1 requires torch==2.9.1" */
+	/* the same, one edge: the release whose requirement first brought it in (NULL
+	 * for a root requirement, or when unknown), and that requirement ("bb>=2") */
+	const char *via;
+	const char *via_version;
+	const char *via_req;
+	long root; /* brought in by a root requirement: its index into rq->reqs, else -1 */
 	const char *const *extras; /* extras that were asked for, normalised */
 	size_t nextras;
 };

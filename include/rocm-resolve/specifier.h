@@ -72,6 +72,11 @@ void rr_specset_add_all(struct rr_specset *a, const struct rr_specset *b);
 bool rr_spec_match(const struct rr_spec *sp, const struct rr_version *v);
 bool rr_specset_contains(const struct rr_specset *set, const struct rr_version *v,
 			 enum rr_pre_policy pre);
+/*
+ * the lower bounds of the set only (>=, >, and the lower end X of ==X, ==X.* and
+ * ~=X); <, <=, != and === are ignored: how uv reads Requires-Python
+ */
+bool rr_specset_contains_lower(const struct rr_specset *set, const struct rr_version *v);
 /* true when any specifier names a pre-release explicitly (SpecifierSet.prereleases) */
 bool rr_specset_mentions_prerelease(const struct rr_specset *set);
 /* normalised text: items in input order joined with ",", as written */

@@ -353,6 +353,29 @@ const struct rr_spec *rr_specset_exact(const struct rr_specset *set)
 	return found;
 }
 
+bool rr_specset_contains_lower(const struct rr_specset *set, const struct rr_version *v)
+{
+	for (size_t k = 0; k < set->n; k++) {
+		const struct rr_spec *it = &set->items[k];
+		switch (it->op) {
+		case RR_OP_GE:
+		case RR_OP_GT:
+			if (!rr_spec_match(it, v))
+				return false;
+			break;
+		case RR_OP_EQ:
+		case RR_OP_COMPAT:
+			/* the lower end: X (X.* and ~=X alike) */
+			if (rr_version_cmp(v, &it->ver) < 0)
+				return false;
+			break;
+		default:
+			break; /* <, <=, !=, ===: no lower bound */
+		}
+	}
+	return true;
+}
+
 bool rr_specset_mentions_prerelease(const struct rr_specset *set)
 {
 	for (size_t k = 0; k < set->n; k++)

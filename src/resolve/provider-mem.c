@@ -166,6 +166,11 @@ void rr_provider_mem_set_yanked(struct rr_provider_mem *m, size_t h, bool yanked
 	handle(m, h, NULL)->yanked = yanked;
 }
 
+void rr_provider_mem_set_sdist(struct rr_provider_mem *m, size_t h)
+{
+	handle(m, h, NULL)->sdist = true;
+}
+
 size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h)
 {
 	struct mem_rel *rel;

@@ -141,6 +141,8 @@ void rr_provider_record_format(const struct rr_provider_record *r, struct rr_str
 				rr_strbuf_adds(out, "=Ynk:\n");
 			if (c->deps_unknown)
 				rr_strbuf_adds(out, "=Unk:\n");
+			if (c->sdist)
+				rr_strbuf_adds(out, "=Src:\n");
 			if (c->installed)
 				rr_strbuf_adds(out, "=Ins:\n");
 			for (size_t d = 0; d < p->ndeps; d++) {

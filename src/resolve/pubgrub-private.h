@@ -113,10 +113,10 @@ int32_t pg_decision(const struct pg_solver *s, uint32_t pkg);
 /*
  * why pkg is in the solution: the dependency that first required it; sets
  * *parent (PG_ROOT for root requirements), *origin and *a (requirement text)
- * of that incompatibility; false if pkg is not in the solution
+ * of that incompatibility, and its tag (may be NULL); false if pkg is not in the solution
  */
 bool pg_reason(const struct pg_solver *s, uint32_t pkg, uint32_t *parent, const char **origin,
-	       const char **a);
+	       const char **a, int32_t *tag);
 
 /* after a failed solve: the derivation, one sentence per line */
 void pg_explain(const struct pg_solver *s, struct rr_strbuf *out);

@@ -836,7 +836,7 @@ int32_t pg_decision(const struct pg_solver *s, uint32_t pkg)
 }
 
 bool pg_reason(const struct pg_solver *s, uint32_t pkg, uint32_t *parent, const char **origin,
-	       const char **a)
+	       const char **a, int32_t *tag)
 {
 	const struct pg_pkg *p = &s->pkgs[pkg];
 
@@ -851,6 +851,8 @@ bool pg_reason(const struct pg_solver *s, uint32_t pkg, uint32_t *parent, const 
 				*parent = in->terms[t].pkg;
 		*origin = in->o;
 		*a = in->a;
+		if (tag)
+			*tag = in->tag;
 		return true;
 	}
 }

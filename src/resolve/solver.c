@@ -168,7 +168,10 @@ static rr_err add_static_facts(struct rs *r, uint32_t id, rr_error *err)
 					continue;
 				done[k] = true;
 				if (!p->cands[k]->installed &&
-				    !rr_specset_contains(&set, &r->python, RR_PRE_POLICY_ALLOW)) {
+				    !((rq->flags & RR_RESOLVE_PYTHON_LOWER)
+					      ? rr_specset_contains_lower(&set, &r->python)
+					      : rr_specset_contains(&set, &r->python,
+								    RR_PRE_POLICY_ALLOW))) {
 					pg_set_add(bad, (uint32_t)k);
 					any = true;
 				}
@@ -633,7 +636,7 @@ static char *why_chain(const struct rs *r, uint32_t pkg)
 		uint32_t parent;
 		const char *origin;
 		const char *text;
-		if (!pg_reason(r->pg, cur, &parent, &origin, &text))
+		if (!pg_reason(r->pg, cur, &parent, &origin, &text, NULL))
 			break;
 		if (n == RR_ARRAY_LEN(parts)) {
 			cut = true;
@@ -679,6 +682,23 @@ static void build_solution(struct rs *r, struct rr_solution *sol)
 		it->fixed = p->kind == RS_FIXED;
 		it->installed = p->cands[d]->installed;
 		it->why = why_chain(r, (uint32_t)i);
+		it->root = -1;
+		{
+			uint32_t parent;
+			const char *origin;
+			const char *text;
+			int32_t tag = -1;
+			if (pg_reason(r->pg, (uint32_t)i, &parent, &origin, &text, &tag)) {
+				it->via_req = text ? rr_xstrdup(text) : NULL;
+				if (parent == PG_ROOT) {
+					it->root = tag;
+				} else {
+					it->via = rr_xstrdup(r->pkgs[parent].key);
+					it->via_version = rr_xstrdup(
+						r->pkgs[parent].vtext[pg_decision(r->pg, parent)]);
+				}
+			}
+		}
 	}
 	for (size_t i = 1; i < r->npkgs; i++) {
 		const struct rs_pkg *p = &r->pkgs[i];
@@ -824,6 +844,9 @@ struct rr_solution *rr_solution_free(struct rr_solution *s)
 		free((char *)it->key);
 		free((char *)it->version);
 		free((char *)it->why);
+		free((char *)it->via);
+		free((char *)it->via_version);
+		free((char *)it->via_req);
 		for (size_t k = 0; k < it->nextras; k++)
 			free((char *)it->extras[k]);
 		free((void *)it->extras);
@@ -934,8 +957,12 @@ rr_err rr_resolve_each(const struct rr_provider *p, const struct rr_resolve_requ
 		sub.nreqs--;
 		res.solution = rr_solution_free(res.solution);
 	}
-	/* the solution's skipped / culprit indices refer to the reduced list */
+	/* the solution's skipped / culprit / root indices refer to the reduced list */
 	if (!rc && res.solution) {
+		for (size_t i = 0; i < res.solution->n; i++)
+			if (res.solution->items[i].root >= 0)
+				res.solution->items[i].root =
+					(long)index[res.solution->items[i].root];
 		for (size_t i = 0; i < res.solution->nskipped; i++)
 			res.solution->skipped[i] = index[res.solution->skipped[i]];
 		for (size_t i = 0; i < res.solution->nculprits; i++)

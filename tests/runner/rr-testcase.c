@@ -618,6 +618,8 @@ static rr_err load_index(struct scenario *sc, const struct strv *data, rr_error 
 			rr_provider_mem_set_yanked(sc->mem, h, true);
 		else if (!strncmp(line, "=Unk:", 5))
 			rr_provider_mem_set_deps_unknown(sc->mem, h);
+		else if (!strncmp(line, "=Src:", 5))
+			rr_provider_mem_set_sdist(sc->mem, h);
 		else if (!strncmp(line, "=Ins:", 5)) {
 			RR_AUTOFREE char *copy = NULL;
 			/* the installed release: the record above, flagged */
