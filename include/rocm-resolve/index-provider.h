@@ -31,6 +31,12 @@ void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret
  */
 void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 				      const struct rr_requirement *const *reqs, size_t n);
+/*
+ * pages to fetch (not crawl) with the next crawl's first batch, even of names the
+ * skip callback names: the protected stack's, which the resolution of the input as
+ * written asks about (keys borrowed during the call)
+ */
+void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /* the index file behind a candidate, NULL for an installed-only one */
 const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c);
 /* why a candidate's dependencies are unknown (c->deps_unknown), e.g. "flash_attn-2.8.3.tar.gz:

@@ -48,7 +48,8 @@ const char *rr_action_to_string(rr_action a);
 	X(RR_WHY_CONSTRAINT, "constraint")                                                         \
 	X(RR_WHY_NO_SAFE_VERSION, "no-safe-version")                                               \
 	X(RR_WHY_HELD_BACK, "held-back")                                                           \
-	X(RR_WHY_DEPS_UNKNOWN, "deps-unknown")
+	X(RR_WHY_DEPS_UNKNOWN, "deps-unknown")                                                     \
+	X(RR_WHY_BUILD_NEEDS_TORCH, "build-needs-torch")
 
 #define RR_REASON_ENUM_(sym, str) sym,
 typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason;
@@ -67,6 +68,21 @@ struct rr_decision {
 		       * flattens it into one comment line) */
 	bool constraint;
 	bool breaks_stack; /* installing the input as written would damage the ROCm stack */
+};
+
+/*
+ * what installing one input line as written would do to the stack (uv's and pip's
+ * choices, resolved without the stack fixed), and what the plan does instead
+ */
+struct rr_plan_change {
+	size_t decision;   /* the decision of its line, SIZE_MAX when unknown */
+	char *source;	   /* "file:line", "-" when unknown */
+	char *requirement; /* the line as written */
+	char *name;	   /* the package replaced or added */
+	char *version;	   /* the release the installer would take */
+	char *why;	   /* the chain, one line */
+	char *instead;	   /* what the plan does instead, one line */
+	bool uv_only;	   /* uv would, pip would not */
 };
 
 struct rr_plan_pin {
@@ -93,6 +109,7 @@ struct rr_plan_hold {
 	char *version;
 	char *why;    /* the chain: "foo 2.0 requires torch==2.8.0; the protected torch is ..." */
 	char *origin; /* the input line that brings it in, NULL when unknown */
+	char *newest; /* the release it is kept from, NULL when unknown */
 };
 
 struct rr_plan {
@@ -113,6 +130,13 @@ struct rr_plan {
 	size_t npins;
 	struct rr_plan_hold *holds; /* transitive pins chosen by the resolution, with their cause */
 	size_t nholds;
+	/* the input as written, resolved as uv and pip would (as_written), and what that
+	 * would do to the stack; without it (the index failed) the plan's own changes
+	 * stand in for the verdict, and as_written_unknown says why */
+	bool as_written;
+	char *as_written_unknown;
+	struct rr_plan_change *changes;
+	size_t nchanges;
 	struct rr_plan_index *indexes; /* in priority order: extra indexes first, then the default */
 	size_t nindexes;
 	bool no_index;	 /* the requirements say --no-index: the plan names no index */
@@ -161,8 +185,10 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
 			 struct rr_strbuf *out);
 /* true when installing the inputs as written would damage the stack (for `check`):
- * a decision that breaks it, a CUDA index option, an exclusion, or a transitive
- * package held back for the stack */
+ * a line that does (a CUDA-only line, another torch, a CUDA index option), a line
+ * whose dependencies do as uv or pip would resolve them (p->changes), an exclusion
+ * the plan needs; without the as-written resolution, a package held back for the
+ * stack too */
 bool rr_plan_breaks_stack(const struct rr_plan *p);
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);

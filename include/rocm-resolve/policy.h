@@ -41,7 +41,8 @@
 	X(RR_POL_CUDA_ONLY, "cuda_only")                                                           \
 	X(RR_POL_NOT_CUDA_ONLY, "not_cuda_only")                                                   \
 	X(RR_POL_CUDA_INDEX, "cuda_index")                                                         \
-	X(RR_POL_CLASH_GROUP, "clash_groups")
+	X(RR_POL_CLASH_GROUP, "clash_groups")                                                      \
+	X(RR_POL_TORCH_BUILD, "torch_build")
 
 #define RR_POL_ENUM_(sym, str) sym,
 enum rr_policy_section { RR_POLICY_SECTIONS(RR_POL_ENUM_) RR_POL__MAX };
@@ -54,6 +55,7 @@ struct rr_policy_rule {
 	const char *pattern;
 	const char *reason;
 	const char *module; /* clash_groups: the shared top-level import name, else NULL */
+	const char *rocm;   /* torch_build: what to use on ROCm instead, else NULL */
 };
 
 rr_err rr_policy_load_default(struct rr_policy **ret, rr_error *err) RR_WUR;
@@ -83,6 +85,9 @@ const char *rr_policy_match_rocm_version(const struct rr_policy *pol, const char
 /* a local label that marks a stock upstream variant ("cpu", "cu128"), not a custom build */
 const char *rr_policy_match_stock_label(const struct rr_policy *pol, const char *local);
 const char *rr_policy_match_rocm_url(const struct rr_policy *pol, const char *url);
+/* a project whose build needs the installed torch (flash-attn): its rule, else NULL */
+const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy *pol,
+							 const char *key);
 /* "triton" for triton, pytorch-triton-rocm, triton-rocm, pytorch-triton */
 const char *rr_policy_clash_group(const struct rr_policy *pol, const char *key);
 

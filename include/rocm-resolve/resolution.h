@@ -26,8 +26,30 @@ struct rr_candidate;
 struct rr_resolution_pin {
 	char *name;
 	char *version;
-	char *why;    /* the real cause, one line: "newest foo 2.0 requires torch==2.8.0; ..." */
+	char *newest; /* the release it is kept from (the newest one allowed) */
+	/* the real cause, one line, the chain however deep: "foo 2.0 -> bar>=2 -> bar 2.0
+	 * requires torch==2.8.0; the protected torch is ..." */
+	char *why;
 	char *origin; /* "req.txt:3": the input line whose requirement brings it in */
+};
+
+/*
+ * what installing the input as written would do to the protected stack: the
+ * requirements resolved as uv and pip resolve them (the stack not fixed,
+ * installed versions preferred, CUDA-only names allowed), compared with the
+ * stack. One entry per input line and package it would replace or add; what
+ * follows from another change (torch 2.8.0's nvidia-* wheels) is not repeated.
+ */
+struct rr_stack_change {
+	size_t item;   /* the reqset item whose requirement leads to it */
+	char *name;    /* the package replaced or added */
+	char *version; /* the release the installer would install */
+	/* one line: "aa 1.1 -> bb>=2 -> bb 2.0 requires torchaudio==2.4.1; the protected
+	 * torchaudio is 2.9.0+rocm7.2.0" */
+	char *why;
+	char **chain; /* the releases on the way from the input line, "aa", "bb" */
+	size_t nchain;
+	bool uv_only; /* uv would, pip would not (uv ignores Requires-Python upper bounds) */
 };
 
 /* what the resolution says about one input item (by its index in the reqset) */
@@ -37,6 +59,11 @@ struct rr_item_result {
 	char *pin_version; /* held back below the newest allowed release for the stack, else NULL */
 	char *pin_why;     /* the cause of that hold, one line */
 	bool deps_unknown; /* the chosen release's dependencies are only known after a build */
+	/* no wheel for this venv, and its build needs torch (policy torch_build): the
+	 * installer would build it in isolation against PyPI's torch; what to do instead,
+	 * one line, else NULL */
+	char *build_why;
+	char *pin_newest;  /* with pin_version: the release it is kept from */
 	bool not_found;	   /* no index has the project, or its page lists no file */
 };
 
@@ -63,6 +90,21 @@ struct rr_resolution {
 	size_t nwarnings, cap_warnings;
 	size_t steps; /* resolver decisions, for -v */
 	char *failed; /* no resolution at all (a constraint against the stack): why, else NULL */
+	/* the input as written (see struct rr_stack_change): resolved when as_written is
+	 * true; else as_written_unknown says why not (the index failed), and the plan's
+	 * own changes stand in for the verdict */
+	bool as_written;
+	char *as_written_unknown;
+	struct rr_stack_change *changes;
+	size_t nchanges, cap_changes;
+	/* the input as written cannot be installed at all, stack or not (a version no
+	 * index has, two requirements that exclude each other; as pip reads
+	 * Requires-Python): the derivation, and the reqset items it rests on; NULL when
+	 * it can */
+	char *conflict;
+	size_t *conflict_items;
+	size_t nconflict_items;
+	bool conflict_uv_ok; /* pip refuses it, uv (Requires-Python upper bounds ignored) would not */
 };
 
 struct rr_transitive_input {
@@ -83,7 +125,11 @@ struct rr_transitive_input {
 	const char *(*file_of)(const struct rr_candidate *c, const char **sha256);
 };
 
-/* RR_E_NETWORK / RR_E_HTTP when the index fails; "no solution" is not an error */
+/*
+ * the resolution with the stack fixed (what the plan installs), then the input
+ * as written without it (what uv and pip would install, for check).
+ * RR_E_NETWORK / RR_E_HTTP when the index fails; "no solution" is not an error
+ */
 rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_resolution *ret,
 			     rr_error *err) RR_WUR;
 void rr_resolution_release(struct rr_resolution *r);

@@ -40,6 +40,11 @@ void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 		if (d->reason == RR_WHY_NO_SAFE_VERSION)
 			rr_cli_warn(cli, "%s: stripped '%s': %.*s", d->source, d->requirement,
 				    nl ? (int)(nl - d->why) : (int)strlen(d->why), d->why);
+		else if (d->reason == RR_WHY_BUILD_NEEDS_TORCH)
+			/* what to run instead, then the policy's word on it (the ROCm build) */
+			rr_cli_warn(cli, "%s: stripped '%s': %.*s%s%s", d->source, d->requirement,
+				    nl ? (int)(nl - d->why) : (int)strlen(d->why), d->why,
+				    nl ? "; " : "", nl ? nl + 1 : "");
 		else if (d->action == RR_ACT_STRIP)
 			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
 		else if (d->reason == RR_WHY_DEPS_UNKNOWN)

@@ -36,7 +36,8 @@ int rr_cli_exit_for(rr_err code)
 	case RR_E_NOTFOUND:
 		return RR_EXIT_ENV;
 	case RR_E_CONFLICT:
-		return RR_EXIT_NO;
+		/* requirements that cannot be installed whatever the stack: the input's error */
+		return RR_EXIT_USAGE;
 	case RR_E_INTERNAL:
 	default:
 		return RR_EXIT_INTERNAL;
@@ -50,9 +51,19 @@ void rr_cli_print_error(const rr_error *err)
 
 	rr_strbuf_addf(&sb, "rocm-resolve: %serror:%s ", rr_cli_colour("1;31"), rr_cli_colour("0"));
 	rr_error_format(err, &msg);
-	/* text from input files reaches the terminal escaped (\x1b, ...), never raw */
-	rr_strbuf_add_printable(&sb, msg.buf);
-	rr_strbuf_addch(&sb, '\n');
+	/* text from input files reaches the terminal escaped (\x1b, ...), never raw; a
+	 * message of several lines (a resolver derivation) keeps them, indented */
+	for (const char *p = msg.buf; *p;) {
+		size_t n = strcspn(p, "\n");
+		RR_AUTOFREE char *line = rr_xstrndup(p, n);
+		if (p != msg.buf)
+			rr_strbuf_adds(&sb, "    ");
+		rr_strbuf_add_printable(&sb, line);
+		rr_strbuf_addch(&sb, '\n');
+		p += n + (p[n] ? 1 : 0);
+	}
+	if (!msg.len)
+		rr_strbuf_addch(&sb, '\n');
 	if (err->text) {
 		RR_AUTOFREE char *shown = rr_redact_credentials(err->text);
 		RR_AUTO_STRBUF struct rr_strbuf safe = RR_STRBUF_INIT;

@@ -391,6 +391,15 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 				    it->kind != RR_ITEM_URL)
 					roots[n++] = &it->req;
 			}
+			/* the stack's own pages: the input as written is resolved without the
+			 * stack fixed (check), and asks for them; they come with the first batch */
+			{
+				const char **sk = rr_xcalloc(f->stack->n + 1, sizeof(*sk));
+				for (size_t i = 0; i < f->stack->n; i++)
+					sk[i] = f->stack->items[i].key;
+				rr_index_provider_pages(ip, sk, f->stack->n);
+				free(sk);
+			}
 			rr_index_provider_prefetch_roots(ip, roots, n);
 			free(roots);
 			in.prefetched = true;
@@ -473,6 +482,36 @@ static rr_err check_found(struct rr_flow *f, rr_error *err)
 		       n == 1 ? "the project" : "the projects", names.buf, where.buf);
 }
 
+/*
+ * the input as written cannot be installed, with the stack or without it (a
+ * version no index has, two lines that exclude each other): the user's error,
+ * never a silent strip; the whole derivation follows the first line
+ */
+static rr_err check_conflict(struct rr_flow *f, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
+	size_t n = f->res.nconflict_items;
+
+	if (!f->res.conflict)
+		return RR_OK;
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_item *it = &f->reqs.items[f->res.conflict_items[i]];
+		RR_AUTOFREE char *shown = rr_redact_credentials(it->text ? it->text : it->req.name);
+		rr_strbuf_addf(&names, "%s%s:%u: '%s'", i ? (i + 1 == n ? " and " : ", ") : "",
+			       it->path ? it->path : "-", it->line, shown);
+	}
+	return rr_fail(err, RR_E_CONFLICT, "%s %s, with the ROCm stack or without it; %s:\n%s",
+		       n ? names.buf : "the requirements",
+		       n == 1 ? "cannot be installed" : "exclude each other",
+		       !f->res.conflict_uv_ok
+			       ? (n == 1 ? "uv and pip refuse it too" : "uv and pip refuse them too")
+			       : (n == 1 ? "pip refuses it, uv would take it: uv ignores Requires-Python "
+					   "upper bounds"
+					 : "pip refuses them, uv would take them: uv ignores "
+					   "Requires-Python upper bounds"),
+		       f->res.conflict);
+}
+
 rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
 	struct rr_plan_input in = {0};
@@ -520,6 +559,8 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 		if (rc)
 			return rc;
 		rc = check_found(f, err);
+		if (!rc)
+			rc = check_conflict(f, err);
 		if (rc)
 			return rc;
 		in.res = &f->res;

@@ -46,10 +46,13 @@ struct incoming {
 	size_t n, cap;
 };
 
+struct rel_memo;
+
 struct held {
 	const char *key;
 	int state; /* 0 unknown, 1 visiting, 2 done */
 	char *cause; /* NULL: not held for the stack */
+	const struct rr_candidate *newest; /* the release it is kept from */
 };
 
 struct ctx {
@@ -69,6 +72,19 @@ struct ctx {
 	struct incoming *in_specs;
 	struct rr_requirement **parsed; /* the dependency lines those point into */
 	size_t nparsed, cap_parsed;
+	/* the input as written, resolved as pip (and uv) would: where a release outside
+	 * the solution is looked up; NULL when not resolved (yet) */
+	const struct rr_solution *aw;
+	/* why a release outside the solution breaks the stack, memoised */
+	struct rel_memo *memo;
+	size_t nmemo, cap_memo;
+};
+
+struct rel_memo {
+	const char *key;	  /* borrowed from the provider */
+	const struct rr_candidate *cand;
+	int state; /* 1 visiting, 2 done */
+	char *cause;
 };
 
 static void warnf(struct rr_resolution *res, char *msg)
@@ -144,17 +160,24 @@ static const char *clash_cb(void *opaque, const char *key)
 
 /* ---- why a resolved package is below the newest release ----------------- */
 
-static bool applies(const struct ctx *c, const struct rr_requirement *r, const struct rr_solved *s)
+/* does dependency line r hold for a release asked for with these extras? */
+static bool applies_x(const struct ctx *c, const struct rr_requirement *r, const char *const *ex,
+		      size_t nex)
 {
 	const char *extras[16] = {""};
 	size_t n = 1;
 	bool yes = false;
 
-	for (size_t e = 0; s && e < s->nextras && n < RR_ARRAY_LEN(extras); e++)
-		extras[n++] = s->extras[e];
+	for (size_t e = 0; e < nex && n < RR_ARRAY_LEN(extras); e++)
+		extras[n++] = ex[e];
 	if (rr_requirement_applies(r, &c->env, extras, n, &yes, NULL))
 		return true;
 	return yes;
+}
+
+static bool applies(const struct ctx *c, const struct rr_requirement *r, const struct rr_solved *s)
+{
+	return applies_x(c, r, s ? s->extras : NULL, s ? s->nextras : 0);
 }
 
 /*
@@ -172,28 +195,9 @@ static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, 
 		return true;
 	if (rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL))
 		return true;
-	if (!rr_specset_parse(cand->requires_python, &sp, NULL)) {
-		if (!lower_only) {
-			ok = rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
-		} else {
-			for (size_t k = 0; k < sp.n && ok; k++) {
-				const struct rr_spec *it = &sp.items[k];
-				switch (it->op) {
-				case RR_OP_GE:
-				case RR_OP_GT:
-					ok = rr_spec_match(it, &v);
-					break;
-				case RR_OP_EQ:
-				case RR_OP_COMPAT:
-					/* the lower end: X (X.* and ~=X alike) */
-					ok = rr_version_cmp(&v, &it->ver) >= 0;
-					break;
-				default:
-					break; /* <, <=, !=, ===: no lower bound */
-				}
-			}
-		}
-	}
+	if (!rr_specset_parse(cand->requires_python, &sp, NULL))
+		ok = lower_only ? rr_specset_contains_lower(&sp, &v)
+				: rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
 	rr_specset_release(&sp);
 	rr_version_release(&v);
 	return ok;
@@ -315,7 +319,7 @@ static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct 
  * its Requires-Python keeps out (pip honours such bounds, uv ignores them) and
  * that would break the stack; its cause, or NULL
  */
-static char *uv_python_cause(struct ctx *c, size_t i)
+static char *uv_python_cause(struct ctx *c, size_t i, const struct rr_candidate **ret_newer)
 {
 	const struct rr_solved *s = rr_solution_at(c->sol, i);
 	const struct rr_candidate *newer;
@@ -325,6 +329,7 @@ static char *uv_python_cause(struct ctx *c, size_t i)
 	    rr_version_cmp(&newer->version, &s->candidate->version) <= 0 || python_ok(c, newer) ||
 	    !(sc = stack_cause(c, s, newer)))
 		return NULL;
+	*ret_newer = newer;
 	return rr_xasprintf("uv ignores the Requires-Python upper bound of %s %s (%s; pip honours "
 			    "it) and would install it: %s",
 			    s->key, newer->version_text, newer->requires_python, sc);
@@ -340,15 +345,110 @@ static size_t solved_index(const struct ctx *c, const char *key)
 
 static const char *held_cause(struct ctx *c, size_t i);
 
-/* why newest (a release of s's project) cannot be installed next to the stack, or NULL */
-static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct rr_candidate *newest)
+/* "name[extras]spec", without the marker: a requirement as a chain shows it */
+static char *req_text(const struct rr_requirement *r)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	rr_strbuf_adds(&sb, r->name);
+	if (r->nextras) {
+		rr_strbuf_addch(&sb, '[');
+		for (size_t i = 0; i < r->nextras; i++)
+			rr_strbuf_addf(&sb, "%s%s", i ? "," : "", r->extras[i]);
+		rr_strbuf_addch(&sb, ']');
+	}
+	rr_specset_format(&r->spec, &sb);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/* one link of a chain: "P V -> " and the requirement unless it is a bare name */
+static void add_link(struct rr_strbuf *sb, const char *key, const char *version, const char *req)
+{
+	rr_strbuf_addf(sb, "%s %s -> ", key, version);
+	if (req && strpbrk(req, "<>=!~[@ ;"))
+		rr_strbuf_addf(sb, "%s -> ", req);
+}
+
+static char *release_cause(struct ctx *c, const char *key, const char *const *extras,
+			   size_t nextras, const struct rr_candidate *rel, int depth);
+
+/*
+ * the release of key an installer would take for dep when the solution has none
+ * that fits: the input as written's (what pip would install), else the newest
+ * that fits (not yanked, Requires-Python admitting the venv)
+ */
+static const struct rr_candidate *taken_release(const struct ctx *c,
+						const struct rr_requirement *dep)
+{
+	const struct rr_solved *w = c->aw ? rr_solution_find(c->aw, dep->key) : NULL;
+	const struct rr_candidate *cs;
+	const struct rr_candidate *best = NULL;
+	size_t n;
+	rr_error err = RR_ERROR_INIT;
+	bool pre = c->in->pre || rr_specset_mentions_prerelease(&dep->spec);
+
+	if (w && w->candidate &&
+	    rr_specset_contains(&dep->spec, &w->candidate->version, RR_PRE_POLICY_ALLOW))
+		return w->candidate;
+	if (c->prov->candidates(c->prov->ctx, dep->key, &cs, &n, &err)) {
+		rr_error_release(&err);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (cs[i].yanked || (!pre && rr_version_is_prerelease(&cs[i].version)) ||
+		    (best && rr_version_cmp(&cs[i].version, &best->version) <= 0) ||
+		    !rr_specset_contains(&dep->spec, &cs[i].version, RR_PRE_POLICY_ALLOW) ||
+		    !python_ok(c, &cs[i]))
+			continue;
+		best = &cs[i];
+	}
+	return best;
+}
+
+/* memoised release_cause for a release outside the solution (cycles: not held) */
+static const char *outside_cause(struct ctx *c, const char *key, const char *const *extras,
+				 size_t nextras, const struct rr_candidate *rel, int depth)
+{
+	struct rel_memo *m = NULL;
+
+	for (size_t i = 0; i < c->nmemo && !m; i++)
+		if (c->memo[i].cand == rel && strcmp(c->memo[i].key, key) == 0)
+			m = &c->memo[i];
+	if (m)
+		return m->state == 2 ? m->cause : NULL;
+	if (depth > 64)
+		return NULL;
+	RR_PUSH(c->memo, c->nmemo, c->cap_memo) = (struct rel_memo){key, rel, 1, NULL};
+	{
+		char *cause = release_cause(c, key, extras, nextras, rel, depth + 1);
+		/* the array may have moved while recursing */
+		for (size_t i = 0; i < c->nmemo; i++)
+			if (c->memo[i].cand == rel && strcmp(c->memo[i].key, key) == 0) {
+				c->memo[i].state = 2;
+				c->memo[i].cause = cause;
+				return cause;
+			}
+		free(cause);
+	}
+	return NULL;
+}
+
+/*
+ * why release rel of key cannot be installed next to the stack, or NULL: its
+ * first dependency that pins another version of a protected package, needs a
+ * CUDA-only package or a clashing one, or needs a release (in the solution, or the
+ * one an installer would take) that is itself kept out for the stack - the chain
+ * however deep: "a 1.1 -> b>=2 -> b 2.0 requires torchaudio==2.4.1; the protected ..."
+ */
+static char *release_cause(struct ctx *c, const char *key, const char *const *extras,
+			   size_t nextras, const struct rr_candidate *rel, int depth)
 {
 	const char *const *deps;
 	size_t n;
 	rr_error err = RR_ERROR_INIT;
 	char *cause = NULL;
 
-	if (c->prov->dependencies(c->prov->ctx, s->key, newest, &deps, &n, &err)) {
+	if (c->prov->dependencies(c->prov->ctx, key, rel, &deps, &n, &err)) {
 		rr_error_release(&err);
 		return NULL;
 	}
@@ -359,37 +459,62 @@ static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct 
 
 		if (rr_requirement_parse(deps[k], &dep, NULL))
 			continue;
-		if (!dep.key || !applies(c, &dep, s)) {
+		if (!dep.key || !applies_x(c, &dep, extras, nextras)) {
 			rr_requirement_release(&dep);
 			continue;
 		}
-		RR_AUTOFREE char *spec = rr_requirement_to_string(&dep);
+		RR_AUTOFREE char *spec = req_text(&dep);
 		if ((p = rr_stack_lookup(c->in->stack, dep.key))) {
 			if (p->dist && p->dist->version_ok &&
 			    !rr_specset_contains(&dep.spec, &p->dist->version, RR_PRE_POLICY_ALLOW))
-				cause = rr_xasprintf("%s %s requires %s; the protected %s is %s", s->key,
-						     newest->version_text, spec, p->name, p->version);
+				cause = rr_xasprintf("%s %s requires %s; the protected %s is %s", key,
+						     rel->version_text, spec, p->name, p->version);
 		} else if ((rule = rr_policy_match_cuda_only(c->in->policy, dep.key))) {
-			cause = rr_xasprintf("%s %s requires %s, a CUDA-only package", s->key,
-					     newest->version_text, spec);
+			cause = rr_xasprintf("%s %s requires %s, a CUDA-only package", key,
+					     rel->version_text, spec);
 		} else if ((p = clashes_with(c, dep.key)) && !c->in->allow_excludes) {
 			cause = rr_xasprintf("%s %s requires %s, which would overwrite the files of the "
 					     "protected %s %s",
-					     s->key, newest->version_text, spec, p->name, p->version);
+					     key, rel->version_text, spec, p->name, p->version);
 		} else {
 			size_t j = solved_index(c, dep.key);
 			const struct rr_solved *o = j == (size_t)-1 ? NULL : rr_solution_at(c->sol, j);
-			const char *sub;
+			const char *sub = NULL;
 			if (o && o->candidate &&
-			    !rr_specset_contains(&dep.spec, &o->candidate->version,
-						 RR_PRE_POLICY_ALLOW) &&
-			    (sub = held_cause(c, j)))
-				cause = rr_xasprintf("%s %s requires %s; %s", s->key,
-						     newest->version_text, spec, sub);
+			    rr_specset_contains(&dep.spec, &o->candidate->version, RR_PRE_POLICY_ALLOW)) {
+				rr_requirement_release(&dep);
+				continue; /* the solution's release fits: not the cause */
+			}
+			if (o && o->candidate)
+				sub = held_cause(c, j);
+			if (!sub) {
+				/* not in the solution, or held for no stack reason: the release an
+				 * installer would take for this line */
+				const struct rr_candidate *w = taken_release(c, &dep);
+				RR_AUTOFREE char **ex = rr_xcalloc(dep.nextras + 1, sizeof(*ex));
+				for (size_t e = 0; e < dep.nextras; e++)
+					ex[e] = rr_name_normalize(dep.extras[e]);
+				if (w)
+					sub = outside_cause(c, dep.key, (const char *const *)ex,
+							    dep.nextras, w, depth);
+				for (size_t e = 0; e < dep.nextras; e++)
+					free(ex[e]);
+			}
+			if (sub) {
+				struct rr_strbuf sb = RR_STRBUF_INIT;
+				add_link(&sb, key, rel->version_text, spec);
+				rr_strbuf_adds(&sb, sub);
+				cause = rr_strbuf_detach(&sb, NULL);
+			}
 		}
 		rr_requirement_release(&dep);
 	}
 	return cause;
+}
+
+static char *stack_cause(struct ctx *c, const struct rr_solved *s, const struct rr_candidate *newest)
+{
+	return release_cause(c, s->key, s->extras, s->nextras, newest, 0);
 }
 
 /* memoised: why solved package i is held back for the stack, NULL when it is not */
@@ -404,8 +529,10 @@ static const char *held_cause(struct ctx *c, size_t i)
 	h->state = 1;
 	h->key = s->key;
 	if (!s->fixed && s->candidate && (newest = newest_allowed(c, i, s)) &&
-	    rr_version_cmp(&newest->version, &s->candidate->version) > 0)
+	    rr_version_cmp(&newest->version, &s->candidate->version) > 0) {
 		h->cause = stack_cause(c, s, newest);
+		h->newest = newest;
+	}
 	h->state = 2;
 	return h->cause;
 }
@@ -428,7 +555,8 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
 		const char *cause = held_cause(c, i);
-		RR_AUTOFREE char *uv_cause = cause ? NULL : uv_python_cause(c, i);
+		const struct rr_candidate *newest = c->held[i].newest;
+		RR_AUTOFREE char *uv_cause = cause ? NULL : uv_python_cause(c, i, &newest);
 		ssize_t item;
 
 		if (s->candidate && s->candidate->deps_unknown) {
@@ -446,6 +574,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 			struct rr_item_result *r = item_result(c->res, (size_t)item);
 			r->pin_version = rr_xstrdup(s->version);
 			r->pin_why = rr_xstrdup(cause);
+			r->pin_newest = newest ? rr_xstrdup(newest->version_text) : NULL;
 			continue;
 		}
 		struct rr_resolution_pin *pin =
@@ -453,6 +582,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 		pin->name = rr_xstrdup(s->key);
 		pin->version = rr_xstrdup(s->version);
 		pin->why = rr_xstrdup(cause);
+		pin->newest = newest ? rr_xstrdup(newest->version_text) : NULL;
 		pin->origin = NULL;
 		/* the chain from the input: "req.txt:3 requires a; a 1.0 requires b" */
 		if (s->why) {
@@ -463,6 +593,10 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 	for (size_t i = 0; i < n; i++)
 		free(c->held[i].cause);
 	c->held = rr_free(c->held);
+	for (size_t i = 0; i < c->nmemo; i++)
+		free(c->memo[i].cause);
+	c->memo = rr_free(c->memo);
+	c->nmemo = c->cap_memo = 0;
 	free_incoming(c);
 }
 
@@ -495,6 +629,363 @@ static void find_clash_needs(struct ctx *c)
 			rr_requirement_release(&r);
 		}
 	}
+}
+
+/* ---- the input as written: what uv and pip would do to the stack -------- */
+
+enum change_kind { CH_NONE, CH_PROTECTED, CH_CUDA, CH_CLASH };
+
+/* what installing solved package s (of a resolution without the stack) does to the stack */
+static enum change_kind change_of(const struct ctx *c, const struct rr_solved *s,
+				  const struct rr_protected **ret_p)
+{
+	const struct rr_protected *p = rr_stack_lookup(c->in->stack, s->key);
+
+	*ret_p = p;
+	if (p)
+		return s->installed ? CH_NONE : CH_PROTECTED;
+	if (rr_policy_match_cuda_only(c->in->policy, s->key))
+		return CH_CUDA;
+	if ((*ret_p = clashes_with(c, s->key)))
+		return CH_CLASH;
+	return CH_NONE;
+}
+
+/* the releases from a root requirement down to s, each brought in by the one before
+ * it (s last); 0 when the way up is not known */
+static size_t path_to(const struct rr_solution *sol, const struct rr_solved *s,
+		      const struct rr_solved ***ret)
+{
+	size_t cap = rr_solution_count(sol) + 1;
+	const struct rr_solved **v = rr_xcalloc(cap, sizeof(*v));
+	size_t n = 0;
+
+	for (const struct rr_solved *cur = s; cur && n < cap; cur = rr_solution_find(sol, cur->via)) {
+		v[n++] = cur;
+		if (!cur->via)
+			break;
+	}
+	if (!n || v[n - 1]->via || v[n - 1]->root < 0) {
+		free(v);
+		return 0;
+	}
+	for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+		const struct rr_solved *t = v[a];
+		v[a] = v[b];
+		v[b] = t;
+	}
+	*ret = v;
+	return n;
+}
+
+struct aw_run {
+	const struct rr_solution *sol;
+	const size_t *root_item; /* root index of the request -> reqset item */
+	bool uv_only;
+};
+
+static bool have_change(const struct rr_resolution *res, size_t item, const char *name)
+{
+	for (size_t i = 0; i < res->nchanges; i++)
+		if (res->changes[i].item == item && strcmp(res->changes[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * record one change: the way from the input line (path, top first, the release
+ * whose requirement does it last) and the requirement that does it; NULL tail: the
+ * last link is the way s was brought in
+ */
+static void add_change(struct ctx *c, const struct aw_run *run, const struct rr_solved *s,
+		       const struct rr_solved **path, size_t n, const char *req, const char *tail)
+{
+	size_t item = run->root_item[path[0]->root];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	struct rr_stack_change *ch;
+
+	for (size_t i = 0; i < n; i++) {
+		if (change_of(c, path[i], &(const struct rr_protected *){NULL}) != CH_NONE)
+			return; /* it follows from another change, which is reported */
+	}
+	if (have_change(c->res, item, s->key))
+		return;
+	for (size_t i = 0; i + 1 < n; i++)
+		add_link(&sb, path[i]->key, path[i]->version, path[i + 1]->via_req);
+	rr_strbuf_addf(&sb, "%s %s requires %s%s", path[n - 1]->key, path[n - 1]->version, req, tail);
+	ch = &RR_PUSH(c->res->changes, c->res->nchanges, c->res->cap_changes);
+	memset(ch, 0, sizeof(*ch));
+	ch->item = item;
+	ch->name = rr_xstrdup(s->key);
+	ch->version = rr_xstrdup(s->version);
+	ch->why = rr_strbuf_detach(&sb, NULL);
+	ch->uv_only = run->uv_only;
+	ch->chain = rr_xcalloc(n + 1, sizeof(*ch->chain));
+	for (size_t i = 0; i < n; i++)
+		ch->chain[ch->nchain++] = rr_xstrdup(path[i]->key);
+}
+
+/*
+ * a protected package the installer would replace: every release in the
+ * resolution whose requirement leaves its installed build out is a cause (the
+ * first requirer alone may be satisfied by the build: accelerate's torch>=2.0)
+ */
+static void protected_changes(struct ctx *c, const struct aw_run *run, const struct rr_solved *s,
+			      const struct rr_protected *p)
+{
+	for (size_t i = 0; i < rr_solution_count(run->sol); i++) {
+		const struct rr_solved *r = rr_solution_at(run->sol, i);
+		const char *const *deps;
+		size_t nd;
+		rr_error err = RR_ERROR_INIT;
+
+		if (r == s || !r->candidate ||
+		    c->prov->dependencies(c->prov->ctx, r->key, r->candidate, &deps, &nd, &err)) {
+			rr_error_release(&err);
+			continue;
+		}
+		for (size_t k = 0; k < nd; k++) {
+			struct rr_requirement dep = RR_REQUIREMENT_INIT;
+			const struct rr_solved **path = NULL;
+			size_t n;
+			if (rr_requirement_parse(deps[k], &dep, NULL) || !dep.key ||
+			    strcmp(dep.key, s->key) != 0 || !applies(c, &dep, r) || !p->dist ||
+			    !p->dist->version_ok ||
+			    rr_specset_contains(&dep.spec, &p->dist->version, RR_PRE_POLICY_ALLOW) ||
+			    !(n = path_to(run->sol, r, &path))) {
+				rr_requirement_release(&dep);
+				continue;
+			}
+			RR_AUTOFREE char *req = req_text(&dep);
+			RR_AUTOFREE char *tail =
+				rr_xasprintf("; the protected %s is %s", p->name, p->version);
+			add_change(c, run, s, path, n, req, tail);
+			free(path);
+			rr_requirement_release(&dep);
+		}
+	}
+}
+
+static void find_changes(struct ctx *c, const struct aw_run *run)
+{
+	for (size_t i = 0; i < rr_solution_count(run->sol); i++) {
+		const struct rr_solved *s = rr_solution_at(run->sol, i);
+		const struct rr_protected *p = NULL;
+		const struct rr_solved **path = NULL;
+		enum change_kind k = change_of(c, s, &p);
+		size_t n;
+
+		if (k == CH_PROTECTED) {
+			protected_changes(c, run, s, p);
+			continue;
+		}
+		/* a CUDA-only or clashing package: the way it was brought in; one the input
+		 * names itself is a decision of its own */
+		if (k == CH_NONE || !s->via_req || !(n = path_to(run->sol, s, &path)))
+			continue;
+		if (n >= 2) {
+			RR_AUTOFREE char *tail =
+				k == CH_CUDA ? rr_xstrdup(", a CUDA-only package")
+					     : rr_xasprintf(", which would overwrite the files of the "
+							    "protected %s %s",
+							    p->name, p->version);
+			add_change(c, run, s, path, n - 1, s->via_req, tail);
+		}
+		free(path);
+	}
+}
+
+/* does a newer release of some package of sol than the one chosen fail only an upper
+ * bound of its Requires-Python (pip honours those, uv does not: the two part ways)? */
+static bool uv_may_differ(const struct ctx *c, const struct rr_solution *sol)
+{
+	for (size_t i = 0; i < rr_solution_count(sol); i++) {
+		const struct rr_solved *s = rr_solution_at(sol, i);
+		const struct rr_candidate *cs;
+		size_t n;
+		rr_error err = RR_ERROR_INIT;
+
+		if (!s->candidate || s->fixed ||
+		    c->prov->candidates(c->prov->ctx, s->key, &cs, &n, &err)) {
+			rr_error_release(&err);
+			continue;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (!cs[k].yanked && rr_version_cmp(&cs[k].version, &s->candidate->version) > 0 &&
+			    python_admits(c, &cs[k], true) && !python_admits(c, &cs[k], false))
+				return true;
+	}
+	return false;
+}
+
+static rr_err resolve_as_written(struct ctx *c, const struct rr_resolve_request *base, bool uv,
+				 struct rr_solution **ret, rr_error *err)
+{
+	struct rr_resolve_request rq = *base;
+	struct rr_provider prov = *c->prov;
+	rr_err rc;
+
+	/* the pages are there from the plan's resolution (the stack's came with its
+	 * first batch); the crawl's guesses (the newest release) are not what an
+	 * installer that prefers installed versions takes: no prefetching */
+	prov.prefetch = NULL;
+	prov.prefetch_deps = NULL;
+	/* the stack is what is installed, preferred like every installed version and
+	 * replaceable like them; nothing is forbidden */
+	rq.fixed = NULL;
+	rq.nfixed = 0;
+	rq.clashes = NULL;
+	rq.nclashes = 0;
+	rq.forbidden = NULL;
+	rq.nforbidden = 0;
+	rq.forbidden_fn = NULL;
+	rq.clash_fn = NULL;
+	rq.flags = (c->in->pre ? RR_RESOLVE_PRERELEASE : 0) | (uv ? RR_RESOLVE_PYTHON_LOWER : 0);
+	rc = rr_resolve(&prov, &rq, ret, err);
+	return rc;
+}
+
+/*
+ * the input as written, as pip would resolve it (and uv, where Requires-Python
+ * upper bounds can make it choose otherwise): its changes to the stack, or why it
+ * cannot be installed at all. *ret_pip stays for the held-back analysis (which
+ * release an installer takes outside the plan's solution)
+ */
+static void as_written(struct ctx *c, const struct rr_resolve_request *base, const size_t *root_item,
+		       struct rr_solution **ret_pip)
+{
+	struct rr_solution *pip = NULL;
+	struct rr_solution *uv = NULL;
+	rr_error err = RR_ERROR_INIT;
+	rr_err rc;
+
+	rc = resolve_as_written(c, base, false, &pip, &err);
+	/* uv parts from pip only over Requires-Python upper bounds: where pip's answer
+	 * rests on one (a failure the solver explains by a Requires-Python, a newer
+	 * release only an upper bound keeps out), ask again as uv reads them */
+	if (!rc && (rr_solution_ok(pip) ? uv_may_differ(c, pip)
+					: strstr(rr_solution_explain(pip), "requires Python") != NULL))
+		rc = resolve_as_written(c, base, true, &uv, &err);
+	if (rc) {
+		c->res->as_written_unknown = rr_xstrdup(err.msg ? err.msg : rr_err_to_string(rc));
+		rr_error_release(&err);
+		rr_solution_free(uv);
+		rr_solution_free(pip);
+		return;
+	}
+	c->res->as_written = true;
+	if (rr_solution_ok(pip)) {
+		struct aw_run run = {pip, root_item, false};
+		find_changes(c, &run);
+	}
+	if (uv && rr_solution_ok(uv)) {
+		struct aw_run run = {uv, root_item, true};
+		size_t before = c->res->nchanges;
+		find_changes(c, &run);
+		/* what pip does too is not uv's alone */
+		for (size_t i = before; i < c->res->nchanges && rr_solution_ok(pip); i++)
+			for (size_t k = 0; k < before; k++)
+				if (c->res->changes[k].item == c->res->changes[i].item &&
+				    strcmp(c->res->changes[k].name, c->res->changes[i].name) == 0)
+					c->res->changes[i].uv_only = false;
+	}
+	/* pip refuses the input: the user's error, whatever uv (which ignores Requires-Python
+	 * upper bounds) would do; a plan must install with both */
+	if (!rr_solution_ok(pip)) {
+		const size_t *cul;
+		size_t n = rr_solution_culprits(pip, &cul);
+		c->res->conflict = rr_xstrdup(rr_solution_explain(pip));
+		c->res->conflict_items = rr_xcalloc(n + 1, sizeof(size_t));
+		for (size_t i = 0; i < n; i++)
+			c->res->conflict_items[c->res->nconflict_items++] = root_item[cul[i]];
+		c->res->conflict_uv_ok = uv && rr_solution_ok(uv);
+	}
+	rr_solution_free(uv);
+	*ret_pip = pip;
+}
+
+/* ---- a build that needs torch ------------------------------------------- */
+
+/* does the release sol holds of from need to, itself or through its dependencies? */
+static bool reaches(const struct ctx *c, const struct rr_solution *sol, const char *from,
+		    const char *to, bool *seen)
+{
+	const struct rr_solved *s = rr_solution_find(sol, from);
+	const char *const *deps;
+	size_t n;
+	size_t idx;
+	rr_error err = RR_ERROR_INIT;
+	bool found = false;
+
+	if (!s)
+		return false;
+	idx = (size_t)(s - rr_solution_at(sol, 0));
+	if (seen[idx])
+		return false;
+	seen[idx] = true;
+	if (strcmp(from, to) == 0)
+		return true;
+	if (s->fixed || !s->candidate ||
+	    c->prov->dependencies(c->prov->ctx, s->key, s->candidate, &deps, &n, &err)) {
+		rr_error_release(&err);
+		return false;
+	}
+	for (size_t k = 0; k < n && !found; k++) {
+		struct rr_requirement dep = RR_REQUIREMENT_INIT;
+		if (!rr_requirement_parse(deps[k], &dep, NULL) && dep.key && applies(c, &dep, s))
+			found = reaches(c, sol, dep.key, to, seen);
+		rr_requirement_release(&dep);
+	}
+	return found;
+}
+
+/*
+ * a release the plan would have the installer build (no wheel for the venv) whose
+ * build needs torch (policy torch_build): in its own isolated environment the
+ * installer builds it against PyPI's torch, gigabytes and (without CUDA) a failed
+ * build that takes the whole install down. Every root line that needs it is taken
+ * out of the plan, with the command that builds it against the installed torch;
+ * the number of lines taken out
+ */
+static size_t drop_torch_builds(struct ctx *c, const struct rr_root_requirement *roots,
+				size_t nroots, const size_t *items, bool *gone)
+{
+	const struct rr_solution *sol = c->sol;
+	size_t nsol = rr_solution_count(sol);
+	size_t dropped = 0;
+
+	for (size_t t = 0; t < nsol; t++) {
+		const struct rr_solved *b = rr_solution_at(sol, t);
+		const struct rr_policy_rule *rule;
+
+		if (b->fixed || !b->candidate || !b->candidate->sdist || b->candidate->installed ||
+		    !(rule = rr_policy_match_torch_build(c->in->policy, b->key)))
+			continue;
+		for (size_t r = 0; r < nroots; r++) {
+			bool *seen = rr_xcalloc(nsol + 1, sizeof(bool));
+			bool needs = reaches(c, sol, roots[r].req->key, b->key, seen);
+			struct rr_item_result *ir;
+			free(seen);
+			if (!needs || gone[r])
+				continue;
+			gone[r] = true;
+			dropped++;
+			ir = item_result(c->res, items[r]);
+			free(ir->build_why);
+			ir->build_why = rr_xasprintf(
+				"%s%s%s: pip install --no-build-isolation %s==%s%s\n%s%s%s",
+				strcmp(roots[r].req->key, b->key) ? "needs " : "",
+				strcmp(roots[r].req->key, b->key) ? b->key : "",
+				strcmp(roots[r].req->key, b->key) ? ", which has no wheel here and builds "
+								    "against torch"
+								  : "no wheel here, and its build needs "
+								    "torch",
+				b->key, b->version,
+				strcmp(roots[r].req->key, b->key) ? " first" : "", rule->reason,
+				rule->rocm ? "; on ROCm: " : "", rule->rocm ? rule->rocm : "");
+		}
+	}
+	return dropped;
 }
 
 static int locked_cmp(const void *a, const void *b)
@@ -532,10 +1023,17 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	struct rr_root_requirement *roots = rr_xcalloc(rs->nitems + 1, sizeof(*roots));
 	struct rr_root_requirement *cons = rr_xcalloc(rs->nitems + 1, sizeof(*cons));
 	size_t *root_item = rr_xcalloc(rs->nitems + 1, sizeof(*root_item));
+	/* the roots the plan resolves: all, less those taken out for a torch build */
+	struct rr_root_requirement *active = rr_xcalloc(rs->nitems + 1, sizeof(*active));
+	size_t *active_item = rr_xcalloc(rs->nitems + 1, sizeof(*active_item));
+	size_t *active_root = rr_xcalloc(rs->nitems + 1, sizeof(*active_root));
+	bool *gone = rr_xcalloc(rs->nitems + 1, sizeof(*gone));
 	char **origins = rr_xcalloc(rs->nitems + 1, sizeof(*origins));
 	struct rr_fixed *fixed = rr_xcalloc(in->stack->n + 1, sizeof(*fixed));
+	struct rr_solution *aw = NULL;
 	size_t nroots = 0;
 	size_t ncons = 0;
+	size_t nactive = 0;
 	struct rr_resolve_request rq = {0};
 	struct rr_each_result each = {0};
 	const struct rr_provider *prov = in->provider;
@@ -579,12 +1077,8 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 			fixed[i].nrequires = p->dist->meta.nrequires_dist;
 		}
 	}
-	c.roots = roots;
-	c.nroots = nroots;
 	c.cons = cons;
 	c.ncons = ncons;
-	rq.reqs = roots;
-	rq.nreqs = nroots;
 	rq.constraints = cons;
 	rq.nconstraints = ncons;
 	rq.fixed = fixed;
@@ -608,16 +1102,44 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		prov->prefetch(prov->ctx, keys, nroots);
 		free(keys);
 	}
-	rc = rr_resolve_each(prov, &rq, &each, err);
-	if (rc == RR_E_LIMIT && in->deadline_ms && past_deadline(&c)) {
-		RR_AUTOFREE char *what = rr_xstrdup(err && err->msg ? err->msg : "cancelled");
-		rc = rr_fail(err, RR_E_NETWORK, "the resolution did not finish within --timeout (%s)",
-			     what);
+	/* the plan's resolution; again without the lines a torch build takes out */
+	for (int round = 0;; round++) {
+		nactive = 0;
+		for (size_t i = 0; i < nroots; i++) {
+			if (gone[i])
+				continue;
+			active_root[nactive] = i;
+			active_item[nactive] = root_item[i];
+			active[nactive++] = roots[i];
+		}
+		rq.reqs = active;
+		rq.nreqs = nactive;
+		rc = rr_resolve_each(prov, &rq, &each, err);
+		if (rc == RR_E_LIMIT && in->deadline_ms && past_deadline(&c)) {
+			RR_AUTOFREE char *what = rr_xstrdup(err && err->msg ? err->msg : "cancelled");
+			rc = rr_fail(err, RR_E_NETWORK,
+				     "the resolution did not finish within --timeout (%s)", what);
+		}
+		if (rc)
+			goto out;
+		if (round == 4 || !each.solution || !rr_solution_ok(each.solution))
+			break;
+		c.sol = each.solution;
+		{
+			bool *g = rr_xcalloc(nactive + 1, sizeof(bool));
+			size_t dropped = drop_torch_builds(&c, active, nactive, active_item, g);
+			for (size_t i = 0; i < nactive; i++)
+				gone[active_root[i]] |= g[i];
+			free(g);
+			if (!dropped)
+				break;
+		}
+		rr_each_result_release(&each);
 	}
-	if (rc)
-		goto out;
+	c.roots = active;
+	c.nroots = nactive;
 	for (size_t i = 0; i < each.nstripped; i++) {
-		size_t item = root_item[each.stripped[i].index];
+		size_t item = active_item[each.stripped[i].index];
 		struct rr_item_result *r = item_result(&res, item);
 		const struct rr_candidate *cs;
 		size_t n = 0;
@@ -626,14 +1148,22 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		r->unsat_why = rr_xstrdup(each.stripped[i].explanation);
 		/* a project no index has, or whose page lists nothing (a typo, a broken
 		 * mirror), is not a stack question; one with no file for this platform is */
-		if (prov->candidates(prov->ctx, roots[each.stripped[i].index].req->key, &cs, &n,
+		if (prov->candidates(prov->ctx, active[each.stripped[i].index].req->key, &cs, &n,
 				     &e2) == RR_E_NOTFOUND)
 			r->not_found = true;
 		rr_error_release(&e2);
 	}
+	/* the input as written, every root line: what uv and pip would install */
+	{
+		struct rr_resolve_request all = rq;
+		all.reqs = roots;
+		all.nreqs = nroots;
+		as_written(&c, &all, root_item, &aw);
+		c.aw = aw && rr_solution_ok(aw) ? aw : NULL;
+	}
 	if (each.solution && rr_solution_ok(each.solution)) {
 		c.sol = each.solution;
-		add_holds(&c, root_item);
+		add_holds(&c, active_item);
 		if (in->allow_excludes)
 			find_clash_needs(&c);
 		add_locked(in, &res, each.solution);
@@ -644,10 +1174,15 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 					  rr_solution_explain(each.solution));
 	}
 out:
+	rr_solution_free(aw);
 	rr_each_result_release(&each);
 	free(roots);
 	free(cons);
 	free(root_item);
+	free(active);
+	free(active_item);
+	free(active_root);
+	free(gone);
 	for (size_t i = 0; i < rs->nitems; i++)
 		free(origins[i]);
 	free(origins);

@@ -75,6 +75,8 @@ struct rr_index_provider {
 	char pybuf[16];
 	bool (*skip)(void *ctx, const char *key); /* never fetched: fixed or forbidden */
 	void *skip_ctx;
+	char **pages; /* fetched with the crawl's first ring, not crawled (rr_index_provider_pages) */
+	size_t npages;
 	struct pkg *pkgs;
 	size_t npkgs, cap_pkgs;
 	char **warnings;
@@ -192,6 +194,7 @@ static void add_cand(struct pkg *pk, size_t *cap, size_t *dcap, const char *vtex
 	c->version = *v;
 	c->yanked = file && file->yanked;
 	c->installed = dist != NULL;
+	c->sdist = file && !file->is_wheel;
 	c->requires_python = file && file->requires_python ? rr_xstrdup(file->requires_python) : NULL;
 	d->key = pk->key;
 	d->vtext = c->version_text;
@@ -604,6 +607,21 @@ static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 		if (!find_pkg(ip, keys[i]) && !(ip->skip && ip->skip(ip->skip_ctx, keys[i])) &&
 		    !in_list((const char *const *)ring, nring, keys[i]))
 			RR_PUSH(ring, nring, cap) = rr_xstrdup(keys[i]);
+	if (ip->npages) {
+		/* the pages asked for beside the crawl ride along with its first batch */
+		const char **batch = rr_xcalloc(nring + ip->npages + 1, sizeof(*batch));
+		for (size_t i = 0; i < nring; i++)
+			batch[i] = ring[i];
+		for (size_t i = 0; i < ip->npages; i++)
+			batch[nring + i] = ip->pages[i];
+		if (rr_index_fetch_projects(ip->client, batch, nring + ip->npages, &err))
+			rr_error_release(&err);
+		free(batch);
+		for (size_t i = 0; i < ip->npages; i++)
+			free(ip->pages[i]);
+		ip->pages = rr_free(ip->pages);
+		ip->npages = 0;
+	}
 	for (int depth = 0; nring && depth < 32; depth++) {
 		const struct rr_index_file **files = rr_xcalloc(nring + 1, sizeof(*files));
 		struct cand_data **likely = rr_xcalloc(nring + 1, sizeof(*likely));
@@ -654,6 +672,13 @@ static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 	for (size_t i = 0; i < nring; i++)
 		free(ring[i]);
 	free(ring);
+}
+
+void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n)
+{
+	ip->pages = rr_xrealloc(ip->pages, (ip->npages + n + 1) * sizeof(*ip->pages));
+	for (size_t i = 0; i < n; i++)
+		ip->pages[ip->npages++] = rr_xstrdup(keys[i]);
 }
 
 void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
@@ -779,6 +804,9 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(w->key);
 	}
 	free(ip->wants);
+	for (size_t i = 0; i < ip->npages; i++)
+		free(ip->pages[i]);
+	free(ip->pages);
 	rr_version_release(&ip->pyver);
 	for (size_t i = 0; i < ip->nwarnings; i++)
 		free(ip->warnings[i]);

@@ -3,6 +3,7 @@
  * installer, the JSON document, and the `check` report. Writers only read
  * the plan.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +145,8 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 		if (d->action == RR_ACT_PIN) {
 			rr_strbuf_addf(out, "  # %s ", d->reason == RR_WHY_HELD_BACK ? "held back:"
 										: "pinned:");
-			add_comment_text(out, d->why, 160);
+			/* a held-back chain is never cut: its end names the protected build */
+			add_comment_text(out, d->why, d->reason == RR_WHY_HELD_BACK ? 0 : 160);
 			rr_strbuf_adds(out, " (asked: ");
 			add_comment_text(out, d->requirement, 80);
 			rr_strbuf_addch(out, ')');
@@ -158,7 +160,7 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_adds(out, "# held back for the ROCm stack (the newest release would break it)\n");
 		for (size_t i = 0; i < p->nholds; i++) {
 			rr_strbuf_addf(out, "%s==%s  # ", p->holds[i].name, p->holds[i].version);
-			add_comment_text(out, p->holds[i].why, 160);
+			add_comment_text(out, p->holds[i].why, 0);
 			rr_strbuf_addch(out, '\n');
 		}
 	}
@@ -254,9 +256,27 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addch(out, '{');
 		rr_strbuf_add_json_kv(out, "name", p->holds[i].name, true);
 		rr_strbuf_add_json_kv(out, "version", p->holds[i].version, true);
+		rr_strbuf_add_json_kv(out, "newest", p->holds[i].newest, true);
 		rr_strbuf_add_json_kv(out, "source", p->holds[i].origin, true);
 		rr_strbuf_add_json_kv(out, "why", p->holds[i].why, false);
 		rr_strbuf_addch(out, '}');
+	}
+	/* the input as written, as uv and pip would install it */
+	rr_strbuf_addf(out, "],\"as_written\":%s,", p->as_written ? "true" : "false");
+	rr_strbuf_add_json_kv(out, "as_written_unknown", p->as_written_unknown, true);
+	rr_strbuf_adds(out, "\"changes\":[");
+	for (size_t i = 0; i < p->nchanges; i++) {
+		const struct rr_plan_change *c = &p->changes[i];
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		rr_strbuf_add_json_kv(out, "source", c->source, true);
+		rr_strbuf_add_json_kv(out, "requirement", c->requirement, true);
+		rr_strbuf_add_json_kv(out, "name", c->name, true);
+		rr_strbuf_add_json_kv(out, "version", c->version, true);
+		rr_strbuf_add_json_kv(out, "why", c->why, true);
+		rr_strbuf_add_json_kv(out, "instead", c->instead, true);
+		rr_strbuf_addf(out, "\"uv_only\":%s}", c->uv_only ? "true" : "false");
 	}
 	rr_strbuf_adds(out, "],\"indexes\":[");
 	for (size_t i = 0; i < p->nindexes; i++) {
@@ -342,11 +362,32 @@ static void add_instead(const struct rr_decision *d, struct rr_strbuf *out)
 		rr_strbuf_adds(out, "the plan leaves it out");
 }
 
+/* "SOURCE: REQUIREMENT: CHAIN; INSTEAD" for one change of the input as written */
+static void add_change_line(const struct rr_plan_change *c, struct rr_strbuf *out)
+{
+	rr_strbuf_addf(out, "%s: ", c->source);
+	add_comment_text(out, c->requirement, 0);
+	rr_strbuf_adds(out, c->uv_only ? ": with uv: " : ": ");
+	add_comment_text(out, c->why, 0);
+	rr_strbuf_addf(out, "; %s\n", c->instead);
+}
+
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
+		bool by_chain = false;
 		if (!d->breaks_stack)
+			continue;
+		/* a line the plan keeps or strips for what its dependencies would do: the
+		 * chain of each change says how (a pin's own reason is that chain already) */
+		if (d->action != RR_ACT_PIN)
+			for (size_t k = 0; k < p->nchanges; k++)
+				if (p->changes[k].decision == i) {
+					add_change_line(&p->changes[k], out);
+					by_chain = true;
+				}
+		if (by_chain)
 			continue;
 		rr_strbuf_addf(out, "%s: %s", d->source, d->constraint ? "-c " : "");
 		add_comment_text(out, d->requirement, 0);
@@ -357,7 +398,11 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		add_instead(d, out);
 		rr_strbuf_addch(out, '\n');
 	}
-	for (size_t i = 0; i < p->nholds; i++) {
+	for (size_t k = 0; k < p->nchanges; k++)
+		if (p->changes[k].decision == SIZE_MAX)
+			add_change_line(&p->changes[k], out);
+	/* without the input as written, what the plan holds back stands in for it */
+	for (size_t i = 0; !p->as_written && i < p->nholds; i++) {
 		const struct rr_plan_hold *h = &p->holds[i];
 		rr_strbuf_addf(out, "%s: %s (a dependency): ", h->origin ? h->origin : "-", h->name);
 		add_comment_text(out, h->why, 0);
@@ -367,10 +412,15 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		add_comment_text(out, p->stripped_options[i], 0);
 		rr_strbuf_adds(out, "; the plan leaves the index out\n");
 	}
-	for (size_t i = 0; i < p->nexcludes; i++)
-		rr_strbuf_addf(out, "a dependency needs %s, which would overwrite a protected module; "
-				    "the plan needs it excluded (uv --excludes)\n",
-			       p->excludes[i]);
+	for (size_t i = 0; i < p->nexcludes; i++) {
+		bool said = false;
+		for (size_t k = 0; k < p->nchanges && !said; k++)
+			said = strcmp(p->changes[k].name, p->excludes[i]) == 0;
+		if (!said)
+			rr_strbuf_addf(out, "a dependency needs %s, which would overwrite a protected "
+					    "module; the plan needs it excluded (uv --excludes)\n",
+				       p->excludes[i]);
+	}
 }
 
 void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,

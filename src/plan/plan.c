@@ -12,11 +12,19 @@
  *      marker; warn when the request asked for something else;
  *   6. a constraint on anything else: kept, in a filtered copy of its file;
  *   7. with a resolution: a requirement with no safe version is stripped with
- *      the resolver's explanation; otherwise keep.
+ *      the resolver's explanation; one that needs a build against torch (no
+ *      wheel here, policy torch_build) is stripped with the command that builds
+ *      it against the installed torch; one held back for the stack is pinned;
+ *      otherwise keep.
+ * A line breaks the stack (check) when it does itself (CUDA-only, another torch,
+ * a URL over a protected build), or when the resolution of the input as written
+ * (uv's and pip's choices) replaces a protected package or adds a CUDA-only or
+ * clashing one through it.
  * Index options that point at CUDA wheel indexes are stripped.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +278,15 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 	decide_resolved(b, d, it, idx);
 }
 
+/* does the input as written change the stack through reqset item idx? */
+static bool item_changes(const struct rr_resolution *res, size_t idx)
+{
+	for (size_t i = 0; i < res->nchanges; i++)
+		if (res->changes[i].item == idx)
+			return true;
+	return false;
+}
+
 /* a kept requirement: what the resolution says about it */
 static void decide_resolved(struct builder *b, struct rr_decision *d, const struct rr_item *it,
 			    size_t idx)
@@ -285,17 +302,27 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 				    in->unresolved ? in->unresolved : "not resolved"));
 		return;
 	}
+	/* what installing the line as written does: the input as written tells, else
+	 * (not resolved) the plan's own change stands in for it */
+	bool breaks = in->res->as_written ? item_changes(in->res, idx) : true;
+
+	if (r && r->build_why) {
+		decide(d, RR_ACT_STRIP, RR_WHY_BUILD_NEEDS_TORCH, NULL, rr_xstrdup(r->build_why));
+		d->breaks_stack = in->res->as_written && breaks;
+		return;
+	}
 	if (r && r->unsat_why) {
 		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL, rr_xstrdup(r->unsat_why));
-		d->breaks_stack = true;
+		d->breaks_stack = breaks;
 		return;
 	}
 	if (r && r->pin_version) {
 		decide(d, RR_ACT_PIN, RR_WHY_HELD_BACK, pin_line(&it->req, r->pin_version),
 		       rr_xstrdup(r->pin_why));
-		d->breaks_stack = true;
+		d->breaks_stack = breaks;
 		return;
 	}
+	d->breaks_stack = in->res->as_written && breaks;
 	if (r && r->deps_unknown) {
 		family = rr_policy_match_gpu_family(in->policy, it->req.key);
 		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
@@ -510,6 +537,47 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 	return RR_OK;
 }
 
+/* what the plan does instead of the change ch: the decision on its line, else a hold
+ * on its way, else the stack's own pins */
+static char *instead_of(const struct rr_plan *p, const struct rr_stack_change *ch,
+			const struct rr_decision *d, bool is_protected)
+{
+	if (d && d->action == RR_ACT_STRIP)
+		return rr_xstrdup("the plan strips it");
+	if (d && d->action == RR_ACT_PIN && d->output)
+		return rr_xasprintf("the plan has %s", d->output);
+	for (size_t i = 0; i < p->nholds; i++) {
+		bool on_way = rr_name_eq(p->holds[i].name, ch->name);
+		for (size_t k = 0; k < ch->nchain && !on_way; k++)
+			on_way = rr_name_eq(p->holds[i].name, ch->chain[k]);
+		if (on_way)
+			return rr_xasprintf("the plan holds %s at %s", p->holds[i].name,
+					    p->holds[i].version);
+	}
+	for (size_t i = 0; i < p->nexcludes; i++)
+		if (rr_name_eq(p->excludes[i], ch->name))
+			return rr_xasprintf("the plan needs %s excluded (uv --excludes)", ch->name);
+	if (is_protected)
+		return rr_xasprintf("the plan pins the protected %s", ch->name);
+	return rr_xasprintf("the plan's resolution leaves %s out", ch->name);
+}
+
+static void add_change(struct builder *b, const struct rr_stack_change *ch)
+{
+	struct rr_plan *p = b->plan;
+	const struct rr_decision *d = ch->item < p->ndecisions ? &p->decisions[ch->item] : NULL;
+	struct rr_plan_change *x = &p->changes[p->nchanges++];
+
+	x->decision = d ? ch->item : SIZE_MAX;
+	x->source = rr_xstrdup(d ? d->source : "-");
+	x->requirement = rr_xstrdup(d ? d->requirement : "-");
+	x->name = rr_xstrdup(ch->name);
+	x->version = rr_xstrdup(ch->version);
+	x->why = rr_xstrdup(ch->why);
+	x->uv_only = ch->uv_only;
+	x->instead = instead_of(p, ch, d, rr_stack_lookup(b->in->stack, ch->name) != NULL);
+}
+
 /* what the resolution adds besides the decisions: held-back packages, exclusions, warnings */
 static void add_resolution(struct builder *b)
 {
@@ -525,7 +593,14 @@ static void add_resolution(struct builder *b)
 		h->version = rr_xstrdup(res->pins[i].version);
 		h->why = rr_xstrdup(res->pins[i].why);
 		h->origin = res->pins[i].origin ? rr_xstrdup(res->pins[i].origin) : NULL;
+		h->newest = res->pins[i].newest ? rr_xstrdup(res->pins[i].newest) : NULL;
 	}
+	p->as_written = res->as_written;
+	p->as_written_unknown = res->as_written_unknown ? rr_xstrdup(res->as_written_unknown) : NULL;
+	if (res->as_written_unknown)
+		add_warning(b, rr_xasprintf("the input as written was not resolved (%s): check judges "
+					    "it by the plan's own changes",
+					    res->as_written_unknown));
 	for (size_t i = 0; i < res->nwarnings; i++)
 		add_warning(b, rr_xstrdup(res->warnings[i]));
 	if (res->failed)
@@ -533,6 +608,9 @@ static void add_resolution(struct builder *b)
 	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
 	for (size_t i = 0; i < res->nexcludes; i++)
 		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
+	p->changes = rr_xcalloc(res->nchanges + 1, sizeof(*p->changes));
+	for (size_t i = 0; i < res->nchanges; i++)
+		add_change(b, &res->changes[i]);
 }
 
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err)
@@ -610,7 +688,10 @@ void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable)
 
 bool rr_plan_breaks_stack(const struct rr_plan *p)
 {
-	if (p->nstripped_options || p->nexcludes || p->nholds)
+	if (p->nstripped_options || p->nexcludes || p->nchanges)
+		return true;
+	/* without the input as written, a package the plan holds back stands in for it */
+	if (p->resolved && !p->as_written && p->nholds)
 		return true;
 	for (size_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].breaks_stack)
@@ -655,8 +736,20 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(p->holds[i].version);
 		free(p->holds[i].why);
 		free(p->holds[i].origin);
+		free(p->holds[i].newest);
 	}
 	free(p->holds);
+	for (size_t i = 0; i < p->nchanges; i++) {
+		struct rr_plan_change *x = &p->changes[i];
+		free(x->source);
+		free(x->requirement);
+		free(x->name);
+		free(x->version);
+		free(x->why);
+		free(x->instead);
+	}
+	free(p->changes);
+	free(p->as_written_unknown);
 	for (size_t i = 0; i < p->nindexes; i++) {
 		free(p->indexes[i].url);
 		free(p->indexes[i].origin);

@@ -16,12 +16,15 @@ void rr_resolution_release(struct rr_resolution *r)
 		free(r->items[i].unsat_why);
 		free(r->items[i].pin_version);
 		free(r->items[i].pin_why);
+		free(r->items[i].pin_newest);
+		free(r->items[i].build_why);
 	}
 	free(r->items);
 	for (size_t i = 0; i < r->npins; i++) {
 		free(r->pins[i].name);
 		free(r->pins[i].version);
 		free(r->pins[i].why);
+		free(r->pins[i].newest);
 		free(r->pins[i].origin);
 	}
 	free(r->pins);
@@ -39,5 +42,17 @@ void rr_resolution_release(struct rr_resolution *r)
 		free(r->warnings[i]);
 	free(r->warnings);
 	free(r->failed);
+	free(r->as_written_unknown);
+	for (size_t i = 0; i < r->nchanges; i++) {
+		free(r->changes[i].name);
+		free(r->changes[i].version);
+		free(r->changes[i].why);
+		for (size_t k = 0; k < r->changes[i].nchain; k++)
+			free(r->changes[i].chain[k]);
+		free(r->changes[i].chain);
+	}
+	free(r->changes);
+	free(r->conflict);
+	free(r->conflict_items);
 	*r = (struct rr_resolution){0};
 }

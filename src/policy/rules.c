@@ -15,7 +15,7 @@
 
 struct rule {
 	struct rr_policy_rule pub; /* strings below, borrowed */
-	char *id, *pattern, *reason, *module;
+	char *id, *pattern, *reason, *module, *rocm;
 	pcre2_code *re;
 };
 
@@ -43,6 +43,7 @@ static void rule_release(struct rule *r)
 	free(r->pattern);
 	free(r->reason);
 	free(r->module);
+	free(r->rocm);
 	pcre2_code_free(r->re);
 	memset(r, 0, sizeof(*r));
 }
@@ -192,6 +193,8 @@ static rr_err parse_rule(const struct src *src, enum rr_policy_section sec, json
 			slot = &r->reason;
 		else if (strcmp(key, "module") == 0 && sec == RR_POL_CLASH_GROUP)
 			slot = &r->module;
+		else if (strcmp(key, "rocm") == 0 && sec == RR_POL_TORCH_BUILD)
+			slot = &r->rocm;
 		else
 			return fail_near(src, find_json_str(src, key, id_off), RR_E_DATA,
 					 "%s rule '%s': unknown key \"%s\"", sname, r->id, key);
@@ -225,6 +228,7 @@ static void publish(struct rule *r)
 	r->pub.pattern = r->pattern;
 	r->pub.reason = r->reason;
 	r->pub.module = r->module;
+	r->pub.rocm = r->rocm;
 }
 
 /* apply the parsed rules of one file: same id replaces, disabled removes, new appends */
@@ -430,6 +434,12 @@ const struct rr_policy_rule *rr_policy_rule_at(const struct rr_policy *pol,
 static const char *reason_of(const struct rr_policy_rule *r)
 {
 	return r ? r->reason : NULL;
+}
+
+const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy *pol,
+							 const char *key)
+{
+	return rr_policy_match(pol, RR_POL_TORCH_BUILD, key);
 }
 
 const char *rr_policy_match_gpu_family(const struct rr_policy *pol, const char *key)

@@ -190,6 +190,33 @@ def build_wheel(rel, tag):
     return f"{dn}-{rel.version}-{tag}.whl", buf.getvalue(), meta
 
 
+def torch_backend(rel):
+    """PEP 517 hooks that import torch first, then write a wheel of metadata alone"""
+    dn = escape_name(rel.name)
+    meta = "".join([f"Metadata-Version: 2.1\nName: {rel.name}\nVersion: {rel.version}\n"] +
+                   [f"Requires-Dist: {r}\n" for r in rel.reqs])
+    return f'''import torch  # noqa: F401  the build needs the installed torch
+import os, zipfile
+INFO = "{dn}-{rel.version}.dist-info"
+META = {meta!r}
+WHEEL = "Wheel-Version: 1.0\\nGenerator: rr-fixture\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    os.makedirs(os.path.join(metadata_directory, INFO))
+    with open(os.path.join(metadata_directory, INFO, "METADATA"), "w") as fh:
+        fh.write(META)
+    return INFO
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    name = "{dn}-{rel.version}-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        z.writestr(INFO + "/METADATA", META)
+        z.writestr(INFO + "/WHEEL", WHEEL)
+        z.writestr(INFO + "/RECORD", "")
+    return name
+'''
+
+
 def build_sdist(rel):
     dn = escape_name(rel.name)
     top = f"{dn}-{rel.version}"
@@ -208,6 +235,14 @@ def build_sdist(rel):
         f"{top}/setup.py": f"from setuptools import setup\nsetup(install_requires={rel.reqs!r})\n".encode(),
         f"{top}/pyproject.toml": b'[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
     }
+    if "buildtorch" in rel.flags:
+        # a build that needs the installed torch, as flash-attn's does: an in-tree
+        # backend that imports torch and needs nothing else, so built in isolation it
+        # fails (no torch there) and with --no-build-isolation it builds against the
+        # venv's torch
+        members[f"{top}/pyproject.toml"] = (b'[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                                            b'backend-path = ["."]\n')
+        members[f"{top}/backend.py"] = torch_backend(rel).encode()
     if rel.sdist_zip:
         # a .zip sdist as setuptools writes one: PKG-INFO first, then the sources (here
         # 256 KiB that do not compress), so PKG-INFO lies outside the file's last 64 KiB

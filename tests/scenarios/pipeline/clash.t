@@ -14,6 +14,8 @@ index world 0 tags <inline>
 #>=Pkg: rr-only-triton 2.0
 #>=Req: triton
 #>=Pkg: filelock 3.13.1
+#>=Pkg: triton 3.4.0
+#>=Pkg: nvidia-cublas-cu12 12.8.4.1
 
 input requirements.txt <inline>
 #>rr-tritondep
@@ -23,7 +25,7 @@ result decisions,check,excludes <inline>
 #>decision @DIR@/requirements.txt:2 pin held-back rr-cuda-newest==1.0
 #>check breaks
 #>check @DIR@/requirements.txt:1: rr-tritondep: rr-tritondep 1.1 requires triton>=3.0, which would overwrite the files of the protected pytorch-triton-rocm 3.4.0; the plan has rr-tritondep==1.0
-#>check @DIR@/requirements.txt:2: rr-cuda-newest: rr-cuda-newest 1.1 requires nvidia-cublas-cu12>=12; platform_system == "Linux", a CUDA-only package; the plan has rr-cuda-newest==1.0
+#>check @DIR@/requirements.txt:2: rr-cuda-newest: rr-cuda-newest 1.1 requires nvidia-cublas-cu12>=12, a CUDA-only package; the plan has rr-cuda-newest==1.0
 next
 
 # the opt-in: the newer release stays, triton goes to the exclusion list
@@ -33,7 +35,7 @@ option --uv-excludes
 result decisions,check,excludes <inline>
 #>decision @DIR@/requirements.txt:1 keep ok rr-tritondep
 #>check breaks
-#>check a dependency needs triton, which would overwrite a protected module; the plan needs it excluded (uv --excludes)
+#>check @DIR@/requirements.txt:1: rr-tritondep: rr-tritondep 1.1 requires triton>=3.0, which would overwrite the files of the protected pytorch-triton-rocm 3.4.0; the plan needs triton excluded (uv --excludes)
 #>exclude triton
 next
 
@@ -59,4 +61,4 @@ result plan,decisions,check <inline>
 #>decision @DIR@/requirements.txt:1 strip no-safe-version -
 #>decision @DIR@/requirements.txt:2 keep ok filelock
 #>check breaks
-#>check @DIR@/requirements.txt:1: rr-only-triton: Because @DIR@/requirements.txt:1 requires rr-only-triton and every version of rr-only-triton depends on triton but triton is forbidden (would overwrite a protected module), the requirements cannot be satisfied.; the plan strips it
+#>check @DIR@/requirements.txt:1: rr-only-triton: rr-only-triton 2.0 requires triton, which would overwrite the files of the protected pytorch-triton-rocm 3.4.0; the plan strips it

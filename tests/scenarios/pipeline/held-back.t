@@ -22,6 +22,7 @@ index world 0 tags <inline>
 #>=Pkg: requests 2.32.3
 #>=Req: urllib3<3,>=1.21.1
 #>=Pkg: urllib3 2.2.3
+#>=Pkg: torch 2.8.0
 
 # the newest rr-held pins another torch: a pin decision naming that chain
 input requirements.txt <inline>
@@ -55,7 +56,7 @@ result plan,decisions,check <inline>
 #>plan rr-held==1.0  # rr-held 1.1 requires torch==2.8.0; the protected torch is 2.9.1+rocm7.2.0.lw.git7e1940d4
 #>decision @DIR@/requirements.txt:1 keep ok rr-parent
 #>check breaks
-#>check @DIR@/requirements.txt:1: rr-held (a dependency): rr-held 1.1 requires torch==2.8.0; the protected torch is 2.9.1+rocm7.2.0.lw.git7e1940d4; the plan holds it at 1.0
+#>check @DIR@/requirements.txt:1: rr-parent: rr-parent 2.0 -> rr-held 1.1 requires torch==2.8.0; the protected torch is 2.9.1+rocm7.2.0.lw.git7e1940d4; the plan holds rr-held at 1.0
 next
 
 # bounded by Requires-Python only (the installer sees that too): nothing pinned, intact
