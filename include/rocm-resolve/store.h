@@ -21,7 +21,11 @@
  *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content of a file over
  *       RR_STORE_COPY_MAX (the libraries: nearly all of the bytes): a hard link to the
  *       installed file (free on the same filesystem), or a copy where link() fails (EXDEV,
- *       EPERM, EMLINK, ...). One already there from an earlier snapshot is kept.
+ *       EPERM, EMLINK, ...). Content-addressed and written once: a new object is made under
+ *       a temporary name, hashed, and given its name only when the bytes match the RECORD
+ *       hash (a file already damaged is never kept as the good copy); an object already
+ *       there is never replaced, and never pruned while a file of the snapshot has its hash,
+ *       whatever that file's size is now (a library a plain `pip install` replaced).
  *   pack-<random>  the smaller files (the .py files and headers: nearly all of the files,
  *       which editors and tools rewrite in place) as copies, one after the other in one
  *       file: a file each would cost an inode each. Only bytes that match their RECORD hash
@@ -42,13 +46,18 @@
  * changed or vanished, atomically (a link or copy under a temporary name, then rename).
  *
  * The hard-link trade-off: a linked object shares its inode with the installed file, so an
- * installer that rewrote a large protected file in place (open with O_TRUNC instead of writing a new file and
- * renaming it over) changes the snapshot's copy too. pip and uv unlink the files of a
+ * installer that rewrote a large protected file in place (O_TRUNC instead of a new file
+ * renamed over it) changes the snapshot's copy too. pip and uv unlink the files of a
  * distribution they upgrade or remove, and write new files, which leaves the objects intact;
  * uv in copy mode overwrites the files of *another* distribution in place. So every object is
- * hashed before it is put back, and one that no longer matches is reported in `lost`, never
- * restored. Paths outside the venv root and the distribution's site directory are never
- * written or removed. A lock file serialises snapshots and repairs of one venv.
+ * hashed (after it is linked or copied next to its place, before the rename) before it is put
+ * back, and one that no longer matches is reported in `lost`, never restored.
+ *
+ * Nothing read from the store is trusted: rr_store_validate checks every path of the manifest
+ * against the live venv before a repair (rr_store_check refuses without it); a directory
+ * standing where a file is put back goes only when it is empty; no symbolic link is followed
+ * on the way to a file put back. A lock file serialises snapshots and repairs of one venv, and
+ * rr_store_lock keeps a second install or restore of the same venv out altogether.
  */
 #ifndef RR_STORE_H
 #define RR_STORE_H
@@ -104,6 +113,12 @@ struct rr_store_result {
 
 /* <cache_root>/snapshots/<first 16 hex digits of sha256(venv_root)> */
 char *rr_store_dir(const char *cache_root, const char *venv_root);
+/*
+ * one install (or restore) at a time per venv: an exclusive lock on <dir>/install.lock, held
+ * until *fd is closed; RR_E_ENV at once (never a wait) when another process holds it. With
+ * create false and no store yet, RR_OK with *fd -1
+ */
+rr_err rr_store_lock(const char *dir, bool create, int *fd, rr_error *err) RR_WUR;
 /* replaces the manifest in dir (created with its parents); stats may be NULL */
 rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 			struct rr_store_stats *stats, rr_error *err) RR_WUR;
@@ -112,6 +127,16 @@ rr_err rr_store_load(const char *dir, struct rr_store **ret, rr_error *err) RR_W
 /* a manifest's text (what load reads); name is used in error messages */
 rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_store **ret,
 			 rr_error *err) RR_WUR;
+/*
+ * before anything is repaired from it, the manifest is checked against the live venv (root
+ * and site directories as the venv is read now): the snapshot's root is the venv's, every
+ * site one of its sites, every distribution directly in a site, every file path clean (no
+ * "..", no ".", absolute) inside its site or the venv root, with no symbolic link (or other
+ * non-directory) on the way below that. RR_E_DATA naming the manifest line of the first bad
+ * entry otherwise. rr_store_check refuses to repair from a store not validated
+ */
+rr_err rr_store_validate(struct rr_store *s, const char *venv_root, const char *const *sites,
+			 size_t nsites, rr_error *err) RR_WUR;
 const char *rr_store_venv_root(const struct rr_store *s);
 size_t rr_store_nfiles(const struct rr_store *s);
 size_t rr_store_ndists(const struct rr_store *s);

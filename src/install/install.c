@@ -154,16 +154,32 @@ static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flo
  * compare the venv with the snapshot in dir and repair it (flags: RR_STORE_FULL); the
  * observer hears what was found and done. *damaged: still differs after the repair
  */
-static rr_err check_and_repair(const struct rr_install_opts *o, const char *dir, const char *who,
-			       unsigned flags, bool *repaired, bool *damaged, rr_error *err)
+static rr_err check_and_repair(const struct rr_install_opts *o, const struct rr_flow *f,
+			       const char *dir, const char *who, unsigned flags, bool *repaired,
+			       bool *damaged, rr_error *err)
 {
+	const struct rr_venv *v = f->venv;
+	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
+	size_t nsites = 0;
 	struct rr_store *snap = NULL;
 	struct rr_store_result r = {0}, again = {0};
 	struct rr_install_check c = {.who = who, .full = flags & RR_STORE_FULL, .found = &r};
 	rr_err rc;
 
 	*repaired = *damaged = false;
+	if (v->site_packages)
+		sites[nsites++] = v->site_packages;
+	for (size_t i = 0; i < v->nbridged_sites; i++)
+		sites[nsites++] = v->bridged_sites[i];
 	rc = rr_store_load(dir, &snap, err);
+	if (!rc)
+		rc = rr_store_validate(snap, v->root, sites, nsites, err);
+	free(sites);
+	if (rc == RR_E_DATA || rc == RR_E_PARSE || rc == RR_E_LIMIT) {
+		/* a damaged or tampered store is a problem of the environment: exit 3 */
+		err->code = RR_E_ENV;
+		rc = RR_E_ENV;
+	}
 	if (!rc)
 		rc = rr_store_check(snap, RR_STORE_REPAIR | flags, &r, err);
 	if (!rc && (r.nchanged || r.nintruders)) {
@@ -348,8 +364,8 @@ static rr_err verify_after(const struct rr_install_opts *o, struct rr_flow *f, c
 
 	if (rc || r->damaged || !integrity_failed(r->verify))
 		return rc;
-	rc = check_and_repair(o, dir, "something before this install", RR_STORE_FULL, &repaired,
-			      &r->damaged, err);
+	rc = check_and_repair(o, f, dir, "something before this install", RR_STORE_FULL,
+			      &repaired, &r->damaged, err);
 	if (rc || !repaired)
 		return rc;
 	r->verify = rr_verify_report_free(r->verify);
@@ -376,6 +392,7 @@ struct txn {
 	const char **argv;
 	size_t argc, cap;
 	struct signals sig;
+	int lock;
 };
 
 static void txn_release(struct txn *t, bool keep_plan)
@@ -385,6 +402,8 @@ static void txn_release(struct txn *t, bool keep_plan)
 	if (t->excl_path)
 		unlink(t->excl_path);
 	release_signals(&t->sig);
+	if (t->lock >= 0)
+		close(t->lock);
 	free(t->plan_path);
 	free(t->excl_path);
 	free(t->argv);
@@ -451,7 +470,7 @@ static void build_argv(struct txn *t)
 
 rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result *r, rr_error *err)
 {
-	struct txn t = {.o = o, .fo = o->flow};
+	struct txn t = {.o = o, .fo = o->flow, .lock = -1};
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf excl = RR_STRBUF_INIT;
 	bool keep_plan = false;
@@ -475,6 +494,9 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	rc = choose_installer(&t, excl.buf ? excl.buf : "", err);
 	if (!rc)
 		rc = store_dir_for(o, t.flow, &t.dir, err);
+	/* one install at a time: a second one would snapshot the first one's damage */
+	if (!rc)
+		rc = rr_store_lock(t.dir, true, &t.lock, err);
 	if (rc)
 		goto out;
 	/* from here on a signal is forwarded to the installer and ends in clean-up */
@@ -502,8 +524,9 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	if (got_signal)
 		goto out; /* `restore` repairs from the snapshot taken before it ran */
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
-	rc = check_and_repair(o, t.dir, r->installer_status ? "the failed installer" : "the installer",
-			      0, &r->repaired, &r->damaged, err);
+	rc = check_and_repair(o, t.flow, t.dir,
+			      r->installer_status ? "the failed installer" : "the installer", 0,
+			      &r->repaired, &r->damaged, err);
 	if (rc || got_signal)
 		goto out; /* the repair is done; verify can wait for `rocm-resolve verify` */
 	if (r->installer_status != 0) {
@@ -535,6 +558,7 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 	struct rr_flow_opts fo = o->flow;
 	struct rr_flow *f = NULL;
 	RR_AUTOFREE char *dir = NULL;
+	int lock = -1;
 	rr_err rc;
 
 	memset(r, 0, sizeof(*r));
@@ -545,12 +569,16 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 	if (!rc)
 		rc = store_dir_for(o, f, &dir, err);
 	if (!rc)
-		rc = check_and_repair(o, dir, "since the snapshot, something", RR_STORE_FULL,
+		rc = rr_store_lock(dir, false, &lock, err);
+	if (!rc)
+		rc = check_and_repair(o, f, dir, "since the snapshot, something", RR_STORE_FULL,
 				      &r->repaired, &r->damaged, err);
-	if (rc == RR_E_NOTFOUND)
+	if (rc == RR_E_NOTFOUND && dir)
 		rr_fail(err, RR_E_NOTFOUND, "no snapshot of '%s' in '%s': `rocm-resolve install` "
 					    "takes one before it runs the installer",
 			f->venv->root, dir);
+	if (lock >= 0)
+		close(lock);
 	rr_flow_free(f);
 	return rc;
 }

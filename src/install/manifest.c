@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "rocm-resolve/file.h"
+#include "rocm-resolve/metadata.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/util.h"
@@ -115,6 +116,7 @@ struct rr_store *rr_store_free(struct rr_store *s)
 	free(s->dists);
 	free(s->files);
 	free(s->root);
+	free(s->origin);
 	free(s->dir);
 	free(s->pack);
 	free(s->packed);
@@ -218,6 +220,8 @@ rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_
 {
 	struct rr_store *s = rr_xcalloc(1, sizeof(*s));
 	RR_AUTOFREE char *buf = rr_xstrndup(text, len);
+
+	s->origin = rr_xstrdup(name);
 	size_t scap = 0, pcap = 0, dcap = 0, fcap = 0, mcap = 0, kcap = 0;
 	unsigned lineno = 0;
 	char *save = NULL;
@@ -269,6 +273,7 @@ rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_
 			d->version = rr_xstrdup(v);
 			d->site = rr_xstrdup(site);
 			d->dir = rr_xstrdup(dir);
+			d->line = lineno;
 			mcap = 0;
 		} else if (!strcmp(kind, "module") && rest && s->ndists) {
 			struct sdist *d = &s->dists[s->ndists - 1];
@@ -295,6 +300,7 @@ rr_err rr_store_parse(const char *text, size_t len, const char *name, struct rr_
 			sf.mode = (unsigned)mode;
 			sf.dist = s->ndists - 1;
 			sf.path = rr_xstrdup(f[7]);
+			sf.line = lineno;
 			RR_PUSH(s->files, s->nfiles, fcap) = sf;
 		} else {
 			rc = rr_fail_at(err, RR_E_DATA, name, lineno, 1, NULL, "unexpected '%s' line",
@@ -350,4 +356,107 @@ rr_err rr_store_load(const char *dir, struct rr_store **ret, rr_error *err)
 	s->dir = rr_xstrdup(dir);
 	*ret = s;
 	return RR_OK;
+}
+
+/* ---------------------------------------------------------------- trusting nothing it says */
+
+/* an absolute path with no ".", ".." or empty component, no trailing slash */
+static bool clean_path(const char *p)
+{
+	RR_AUTOFREE char *n = NULL;
+
+	if (p[0] != '/')
+		return false;
+	n = rr_path_normalize("/", p);
+	return !strcmp(n, p);
+}
+
+static bool in_list(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* the first component below base on the way to path that is a symbolic link, or NULL */
+static char *symlinked_parent(const char *base, const char *path)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+	char *last = strrchr(p, '/');
+
+	for (char *c = p + strlen(base) + 1; c <= last; c++) {
+		struct stat st;
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+			return RR_STEAL(p);
+		*c = '/';
+	}
+	return NULL;
+}
+
+static rr_err bad_entry(const struct rr_store *s, unsigned line, rr_error *err, const char *what,
+			const char *value)
+{
+	return rr_fail_at(err, RR_E_DATA, s->origin, line, 1, NULL,
+			  "the install store is not to be trusted: %s '%s'; nothing was changed "
+			  "(move the store away and take a new snapshot with `rocm-resolve install`)",
+			  what, value);
+}
+
+rr_err rr_store_validate(struct rr_store *s, const char *venv_root, const char *const *sites,
+			 size_t nsites, rr_error *err)
+{
+	RR_AUTOFREE char *root = rr_path_normalize("/", venv_root);
+	char **live = rr_xcalloc(nsites + 1, sizeof(*live));
+	rr_err rc = RR_OK;
+
+	for (size_t i = 0; i < nsites; i++)
+		live[i] = rr_path_normalize("/", sites[i]);
+	if (strcmp(s->root, root))
+		rc = bad_entry(s, 2, err, "it is the snapshot of another venv, not", root);
+	for (size_t i = 0; !rc && i < s->nsites; i++)
+		if (!clean_path(s->sites[i]) || !in_list(live, nsites, s->sites[i]))
+			rc = bad_entry(s, 0, err, "a site directory that is not one of the venv's",
+				       s->sites[i]);
+	for (size_t i = 0; !rc && i < s->npresent; i++) {
+		const char *slash = strrchr(s->present[i], '/');
+		RR_AUTOFREE char *parent = slash ? rr_xstrndup(s->present[i],
+							       (size_t)(slash - s->present[i]))
+						 : NULL;
+		if (!clean_path(s->present[i]) || !parent || !in_list(s->sites, s->nsites, parent))
+			rc = bad_entry(s, 0, err, "a distribution outside the venv's site directories",
+				       s->present[i]);
+	}
+	for (size_t i = 0; !rc && i < s->ndists; i++) {
+		const struct sdist *d = &s->dists[i];
+		const char *slash = strrchr(d->dir, '/');
+		if (!in_list(s->sites, s->nsites, d->site) || !clean_path(d->dir) ||
+		    !rr_manifest_under(d->dir, d->site) || slash != d->dir + strlen(d->site) ||
+		    !rr_str_endswith(d->dir, ".dist-info"))
+			rc = bad_entry(s, d->line, err, "a protected distribution outside its site",
+				       d->dir);
+	}
+	for (size_t i = 0; !rc && i < s->nfiles; i++) {
+		const struct sfile *f = &s->files[i];
+		const struct sdist *d = &s->dists[f->dist];
+		const char *base = rr_manifest_under(f->path, d->site) ? d->site
+				   : rr_manifest_under(f->path, s->root) ? s->root
+									   : NULL;
+		RR_AUTOFREE char *link = NULL;
+		if (!clean_path(f->path) || !base)
+			rc = bad_entry(s, f->line, err, "a file outside the venv's directories",
+				       f->path);
+		else if ((link = symlinked_parent(base, f->path)))
+			rc = bad_entry(s, f->line, err, "a file under a symbolic link or non-directory",
+				       f->path);
+	}
+	for (size_t i = 0; i < nsites; i++)
+		free(live[i]);
+	free(live);
+	if (!rc)
+		s->validated = true;
+	return rc;
 }

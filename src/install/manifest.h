@@ -23,10 +23,12 @@ struct sfile {
 	int64_t mtime_ns, ctime_ns;
 	unsigned mode;
 	size_t dist;  /* index into dists */
+	unsigned line; /* in the manifest (messages) */
 };
 
 struct sdist {
 	char *name, *key, *version, *site, *dir;
+	unsigned line;
 	char **mods;
 	size_t nmods;
 };
@@ -51,6 +53,8 @@ struct rr_store {
 	size_t ndists;
 	struct sfile *files; /* sorted by path */
 	size_t nfiles;
+	char *origin;	/* the manifest's name in messages */
+	bool validated; /* rr_store_validate found every path inside the live venv */
 };
 
 int rr_manifest_cmp_str(const void *a, const void *b);

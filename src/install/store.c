@@ -339,6 +339,35 @@ static int lock_store(const char *dir, rr_error *err)
 	return fd;
 }
 
+rr_err rr_store_lock(const char *dir, bool create, int *ret_fd, rr_error *err)
+{
+	RR_AUTOFREE char *path = rr_xasprintf("%s/install.lock", dir);
+	int fd;
+
+	*ret_fd = -1;
+	if (create && mkdir_p(dir, 0700))
+		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", dir, strerror(errno));
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT && !create)
+		return RR_OK; /* no store yet: nothing to keep others from */
+	if (fd < 0)
+		return rr_fail(err, RR_E_IO, "cannot open '%s': %s", path, strerror(errno));
+	while (flock(fd, LOCK_EX | LOCK_NB))
+		if (errno != EINTR) {
+			int e = errno;
+			close(fd);
+			if (e == EWOULDBLOCK)
+				return rr_fail(err, RR_E_ENV, "another `rocm-resolve install` or "
+							      "`restore` is working on this venv (it "
+							      "holds '%s'); wait for it to finish, then "
+							      "run this again",
+					       path);
+			return rr_fail(err, RR_E_IO, "cannot lock '%s': %s", path, strerror(e));
+		}
+	*ret_fd = fd;
+	return RR_OK;
+}
+
 static void add_file(struct rr_store *s, size_t *fcap, size_t dist, char *path, const char *hash)
 {
 	struct sfile *f = &RR_PUSH(s->files, s->nfiles, *fcap);
@@ -545,9 +574,9 @@ static void prune_store(const char *dir, const char *objdir, const struct rr_sto
 	char **keep = rr_xcalloc(s->nfiles + 1, sizeof(*keep));
 	size_t nkeep = 0;
 
+	/* by hash, whatever the live file's size now: a damaged library may have shrunk */
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].size > RR_STORE_COPY_MAX)
-			keep[nkeep++] = (char *)s->files[i].hash;
+		keep[nkeep++] = (char *)s->files[i].hash;
 	rr_qsort(keep, nkeep, sizeof(*keep), rr_manifest_cmp_str);
 	while (d && (de = readdir(d))) {
 		const char *n = de->d_name;
@@ -708,6 +737,48 @@ static bool write_pack(const char *dir, const struct rr_store *old, struct rr_st
 	return true;
 }
 
+/*
+ * a new object for path, named by its RECORD hash: a hard link (free on the same filesystem)
+ * or a copy under a temporary name, hashed there, and given the hash's name only when the
+ * bytes match it (a file that already differs is never kept as the good copy: unverified).
+ * false only when the store cannot be written
+ */
+static bool keep_object(const char *path, const char *objdir, const char *obj, const char *hash,
+			mode_t mode, struct rr_store_stats *st, rr_error *err)
+{
+	char rnd[17], h[44];
+	RR_AUTOFREE char *tmp = NULL;
+	bool linked;
+
+	random_name(rnd);
+	tmp = rr_xasprintf("%s/.new.%s.tmp", objdir, rnd);
+	linked = link(path, tmp) == 0;
+	/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
+	if (!linked && !copy_file(path, tmp, mode, &st->bytes_copied)) {
+		rr_fail(err, RR_E_IO, "cannot keep a copy of '%s' in '%s': %s", path, objdir,
+			strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	if (!hash_path(tmp, h) || strcmp(h, hash)) {
+		st->unverified++;
+		unlink(tmp);
+		return true;
+	}
+	/* link(), not rename(): an object another run made meanwhile is never replaced */
+	if (link(tmp, obj) && errno != EEXIST) {
+		rr_fail(err, RR_E_IO, "cannot write '%s': %s", obj, strerror(errno));
+		unlink(tmp);
+		return false;
+	}
+	unlink(tmp);
+	if (linked)
+		st->linked++;
+	else
+		st->copied++;
+	return true;
+}
+
 rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 			struct rr_store_stats *stats, rr_error *err)
 {
@@ -744,23 +815,12 @@ rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 		}
 		if ((uint64_t)fs.st_size <= RR_STORE_COPY_MAX) {
 			/* small: into the pack below */
-		} else if (lstat(obj, &os) == 0 && os.st_size == fs.st_size) {
+		} else if (lstat(obj, &os) == 0) {
+			/* an object's name is its content: once there it is never replaced (the
+			 * live file may be the damaged one; the object may be the only good copy) */
 			st.reused++;
-		} else if (unlink(obj), link(f->path, obj) == 0) {
-			st.linked++;
 		} else {
-			/* another filesystem (EXDEV), no links allowed (EPERM), too many (EMLINK) */
-			char rnd[17];
-			random_name(rnd);
-			RR_AUTOFREE char *tmp = rr_xasprintf("%s/.copy.%s.tmp", objdir, rnd);
-			if (copy_file(f->path, tmp, fs.st_mode, &st.bytes_copied) && !rename(tmp, obj)) {
-				st.copied++;
-			} else {
-				unlink(tmp);
-				rr_fail(err, RR_E_IO, "cannot keep a copy of '%s' in '%s': %s", f->path,
-					objdir, strerror(errno));
-				ok = false;
-			}
+			ok = keep_object(f->path, objdir, obj, f->hash, fs.st_mode, &st, err);
 		}
 		/* the stat after link(): linking changes the inode's ctime */
 		if (lstat(f->path, &fs) == 0) {
@@ -1045,7 +1105,44 @@ static char *unpack_to(const struct rr_store *s, const struct sfile *f, const ch
 	return NULL;
 }
 
-/* put one file back from its object or the pack; NULL on success, else why not */
+/*
+ * the directories from base (exclusive) down to path's parent, made where missing; NULL when
+ * they are real directories, else why not: a symbolic link on the way could lead a write out
+ * of the venv, so none is followed
+ */
+static char *make_parents(const char *base, const char *path)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+	size_t start = strlen(base);
+	char *last = strrchr(p, '/');
+
+	if (!rr_manifest_under(path, base) || !last)
+		return rr_xasprintf("it lies outside '%s'", base);
+	for (char *c = p + start + 1; c <= last; c++) {
+		struct stat st;
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (lstat(p, &st) && errno == ENOENT && mkdir(p, 0755) && errno != EEXIST)
+			return rr_xasprintf("cannot create '%s': %s", p, strerror(errno));
+		if (lstat(p, &st) || !S_ISDIR(st.st_mode))
+			return rr_xasprintf("'%s' is not a directory (a symbolic link is never "
+					    "followed)", p);
+		*c = '/';
+	}
+	return NULL;
+}
+
+/* the directory path lives under for repair's purposes: its site, else the venv root */
+static const char *base_of(const struct rr_store *s, const struct sdist *d, const char *path)
+{
+	return rr_manifest_under(path, d->site) ? d->site : s->root;
+}
+
+/*
+ * put one file back from its object or the pack, its bytes hashed before they take the
+ * file's place; NULL on success, else why not
+ */
 static char *restore_file(const struct rr_store *s, const struct sfile *f)
 {
 	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
@@ -1053,29 +1150,38 @@ static char *restore_file(const struct rr_store *s, const struct sfile *f)
 	RR_AUTOFREE char *tmp = NULL;
 	char h[44], rnd[17];
 	struct stat st;
-	bool small = f->size <= RR_STORE_COPY_MAX;
+	bool have_obj = lstat(obj, &st) == 0 && S_ISREG(st.st_mode);
+	char *why;
 
-	if (!small && lstat(obj, &st))
-		return rr_xstrdup("the snapshot holds no copy of it");
-	if (!small && (!hash_path(obj, h) || strcmp(h, f->hash)))
-		return rr_xstrdup("the snapshot's copy no longer matches its RECORD hash (rewritten "
-				  "in place through the shared inode, or damaged before the snapshot)");
+	if (!have_obj && !rr_manifest_find_packed(s, f->hash))
+		return rr_xstrdup("the snapshot holds no copy of it (it already differed from its "
+				  "RECORD hash when the snapshot was taken)");
+	why = make_parents(base_of(s, &s->dists[f->dist], f->path), f->path);
+	if (why)
+		return why;
 	*strrchr(parent, '/') = '\0';
-	if (parent[0] && mkdir_p(parent, 0755))
-		return rr_xasprintf("cannot create '%s': %s", parent, strerror(errno));
 	random_name(rnd);
 	tmp = rr_xasprintf("%s/.rr-restore.%s.tmp", parent, rnd);
-	if (small) {
-		char *why = unpack_to(s, f, tmp);
-		if (why)
-			return why;
-	} else if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL)) {
-		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+	if (have_obj) {
+		if (link(obj, tmp) && !copy_file(obj, tmp, f->mode ? f->mode : 0644, NULL))
+			return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
+		if (!hash_path(tmp, h) || strcmp(h, f->hash)) {
+			unlink(tmp);
+			return rr_xstrdup("the snapshot's copy no longer matches its RECORD hash "
+					  "(rewritten in place through the shared inode, or damaged "
+					  "in the store)");
+		}
+	} else if ((why = unpack_to(s, f, tmp))) {
+		return why;
 	}
-	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode))
-		remove_tree(AT_FDCWD, f->path); /* something made a directory of it */
+	/* something made a directory of it: an empty one goes, anything else is not ours */
+	if (lstat(f->path, &st) == 0 && S_ISDIR(st.st_mode) && rmdir(f->path)) {
+		unlink(tmp);
+		return rr_xasprintf("a directory that is not empty stands in its place: %s",
+				    strerror(errno));
+	}
 	if (rename(tmp, f->path)) {
-		char *why = rr_xasprintf("cannot replace it: %s", strerror(errno));
+		why = rr_xasprintf("cannot replace it: %s", strerror(errno));
 		unlink(tmp);
 		return why;
 	}
@@ -1097,6 +1203,10 @@ rr_err rr_store_check(const struct rr_store *s, unsigned flags, struct rr_store_
 	if (repair && !s->dir) {
 		free(bad);
 		return rr_fail(err, RR_E_USAGE, "snapshot: repair needs a loaded store");
+	}
+	if (repair && !s->validated) {
+		free(bad);
+		return rr_fail(err, RR_E_USAGE, "snapshot: repair needs a validated store");
 	}
 	if (s->dir && (lock = lock_store(s->dir, err)) < 0) {
 		free(bad);

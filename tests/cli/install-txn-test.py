@@ -344,6 +344,51 @@ def main():
                            env=dict(env, XDG_CACHE_HOME=os.path.join(c.dir, "empty")), timeout=60)
         check(r.returncode == 3 and "no snapshot" in r.stderr, "restore: no snapshot is exit 3 with a hint", show(r))
 
+        # 11. a tampered store (issue 19 item 2): two added manifest lines, one writing a file
+        #     outside the venv, one putting a "file" where a directory tree stands outside it;
+        #     restore refuses with exit 3 naming the entry, and changes nothing
+        c = Case(tmp, "tampered")
+        r = c.install("none")
+        check(r.returncode == 0, "tampered: a first install exits 0", show(r))
+        manifests = [os.path.join(d, f) for d, _, fs in os.walk(c.cache) for f in fs if f == "manifest"]
+        outside = os.path.join(c.dir, "outside")
+        os.makedirs(os.path.join(outside, "tree"))
+        with open(os.path.join(outside, "tree", "keep"), "w") as f:
+            f.write("must stay\n")
+        text = open(manifests[0]).read() if manifests else ""
+        h = text.split("\nfile\t", 1)[1].split("\t", 1)[0] if "\nfile\t" in text else "x" * 43
+        with open(manifests[0], "a") as f:
+            f.write(f"file\t{h}\t10\t644\t1\t2\t3\t4\t{outside}/written\n")
+            f.write(f"file\t{h}\t10\t644\t1\t2\t3\t4\t{outside}/tree\n")
+        site = os.path.join(c.venv, SITE_REL)
+        os.unlink(os.path.join(site, "torch", "__init__.py"))
+        r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True,
+                           env=c.env("none"), timeout=60)
+        check(r.returncode == 3 and "not to be trusted" in r.stderr and f"{outside}/" in r.stderr
+              and "manifest:" in r.stderr, "tampered: restore exits 3 naming the bad manifest entry", show(r))
+        check(not os.path.exists(os.path.join(outside, "written"))
+              and open(os.path.join(outside, "tree", "keep")).read() == "must stay\n",
+              "tampered: nothing written or removed outside the venv", sorted(os.listdir(outside)))
+        check(not os.path.exists(os.path.join(site, "torch", "__init__.py")),
+              "tampered: nothing changed inside the venv either (no half repair)")
+
+        # 12. one install at a time per venv (issue 19 item 1): a second one while the first
+        #     runs its installer is refused at once, exit 3, and the first one's store is intact
+        c = Case(tmp, "overlap")
+        errpath = os.path.join(c.dir, "stderr-first")
+        with open(errpath, "w") as ef:
+            p = subprocess.Popen([exe, "install", "--no-index", "--venv", c.venv, c.req],
+                                 stdout=subprocess.DEVNULL, stderr=ef, env=c.env("slow"))
+        deadline = time.monotonic() + 60
+        while not os.path.exists(c.log) and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        r = c.install("clobber")
+        check(r.returncode == 3 and "another `rocm-resolve install` or `restore` is working" in r.stderr
+              and "running" not in r.stderr, "overlap: the second install is refused with exit 3", show(r))
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+        check(not record_problems(c.venv), "overlap: the second install changed nothing", record_problems(c.venv))
+
         # 10. signals: SIGTERM and SIGINT are forwarded; the child is reaped, the plan removed
         for sig in (signal.SIGTERM, signal.SIGINT):
             c = Case(tmp, f"signal-{sig.name}")

@@ -291,12 +291,42 @@ static void test_restore(void **state)
 	heard_release(&h);
 }
 
+/* issue 19 item 1: one install at a time per venv; the second is told, nothing runs */
+static void test_second_install_refused(void **state)
+{
+	struct rr_install_opts o;
+	struct rr_install_result r;
+	struct heard h = {0};
+	rr_error e = RR_ERROR_INIT;
+	RR_AUTOFREE char *dir = NULL;
+	int fd = -1;
+	(void)state;
+
+	fake_uv("rm triton/__init__.py", 0);
+	opts(&o, &h);
+	dir = rr_install_store_dir(&o, venv_path);
+	assert_non_null(dir);
+	assert_int_equal(rr_store_lock(dir, true, &fd, &e), RR_OK); /* the first install */
+	assert_int_equal(rr_install_run(&o, &r, &e), RR_E_ENV);
+	assert_non_null(strstr(e.msg, "another `rocm-resolve install` or `restore` is working"));
+	rr_error_release(&e);
+	assert_int_equal(r.installer_status, -1);
+	assert_false(h.kinds & (1u << RR_INSTALL_EV_RUNNING));
+	assert_false(h.kinds & (1u << RR_INSTALL_EV_STORED));
+	assert_int_equal(rr_install_restore(&o, &r, &e), RR_E_ENV);
+	rr_error_release(&e);
+	close(fd);
+	rr_install_result_release(&r);
+	heard_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_clobber_repaired, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_installer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_install_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

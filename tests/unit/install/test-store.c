@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
@@ -197,6 +198,8 @@ static struct rr_store *take_and_load(const char *store)
 	assert_int_equal(st.files, 5);
 	if (rr_store_load(store, &s, &e))
 		fail_msg("load: %s", e.msg);
+	if (rr_store_validate(s, root, sites, 1, &e))
+		fail_msg("validate: %s", e.msg);
 	return s;
 }
 
@@ -346,6 +349,7 @@ static void test_damaged_before(void **state)
 	assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_OK);
 	assert_int_equal(st.unverified, 1);
 	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
+	assert_int_equal(rr_store_validate(s, root, sites, 1, &e), RR_OK);
 	/* the quick check sees an untouched inode; the full one finds it and cannot help */
 	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 0);
@@ -359,6 +363,142 @@ static void test_damaged_before(void **state)
 	s = rr_store_free(s);
 }
 
+/*
+ * issue 19 item 1: a protected library over the copy threshold replaced by a file of another
+ * size (a plain `pip install` writing over it), then another snapshot: the store keeps its
+ * good copy (the object named by the RECORD hash is never replaced) and repair puts it back
+ */
+static void test_big_file_replaced_between_snapshots(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	struct rr_store *s = take_and_load(store);
+	struct rr_store_result r;
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	s = rr_store_free(s);
+	put("venv/site/triton/_C/libtriton.so", "damaged, another size", 21);
+	s = take_and_load(store);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
+	assert_int_equal(r.nchanged, 1);
+	assert_int_equal(r.nlost, 0);
+	assert_int_equal(r.nrestored, 1);
+	rr_store_result_release(&r);
+	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
+	s = rr_store_free(s);
+}
+
+/* a big file that already differs from its RECORD hash is never kept under that hash */
+static void test_big_file_damaged_before(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
+	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
+	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
+	const char *sites[] = {site};
+	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
+	struct rr_store_spec sp = {root, sites, 1, &d, 1};
+	struct rr_store_stats st;
+	struct rr_store *s = NULL;
+	struct rr_store_result r;
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	big[0] ^= 1;
+	put("venv/site/triton/_C/libtriton.so", big, nbig); /* same size, other bytes */
+	big[0] ^= 1;
+	assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_OK);
+	assert_int_equal(st.unverified, 1);
+	assert_int_equal(st.linked + st.copied, 0);
+	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
+	assert_int_equal(rr_store_validate(s, root, sites, 1, &e), RR_OK);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
+	assert_int_equal(r.nlost, 1);
+	assert_true(listed(r.lost, r.nlost, "libtriton.so (of triton 1.0+rocm): the snapshot holds no "
+					    "copy"));
+	rr_store_result_release(&r);
+	/* the good bytes come back later: the next snapshot keeps them */
+	put("venv/site/triton/_C/libtriton.so", big, nbig);
+	s = rr_store_free(s);
+	s = take_and_load(store);
+	put("venv/site/triton/_C/libtriton.so", "x", 1);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(r.nrestored, 1);
+	rr_store_result_release(&r);
+	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
+	s = rr_store_free(s);
+}
+
+/*
+ * issue 19 item 2: a tampered manifest is refused before anything is written or removed:
+ * a file line outside the venv, one with "..", one below a symlinked directory, a site
+ * that is not the venv's, the snapshot of another root
+ */
+static void test_tampered_manifest(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
+	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
+	RR_AUTOFREE char *mpath = rr_xasprintf("%s/store/manifest", tmp);
+	RR_AUTO_STRBUF struct rr_strbuf orig = RR_STRBUF_INIT;
+	const char *sites[] = {site};
+	struct rr_store *s = take_and_load(store);
+	struct rr_store_result r;
+	rr_error e = RR_ERROR_INIT;
+	const char *H = NULL;
+	(void)state;
+
+	s = rr_store_free(s);
+	assert_int_equal(rr_strbuf_read_file(&orig, mpath, 1u << 30, NULL), RR_OK);
+	H = strstr(orig.buf, "\nfile\t") + 6; /* a real hash from the manifest */
+	puts_("outside/victim/keep", "must stay\n");
+	{
+		RR_AUTOFREE char *target = rr_xasprintf("%s/outside", tmp);
+		RR_AUTOFREE char *ln = rr_xasprintf("%s/venv/site/evil", tmp);
+		assert_int_equal(symlink(target, ln), 0);
+	}
+	struct {
+		char *line;
+		const char *named;
+	} bad[] = {
+		{rr_xasprintf("file\t%.43s\t10\t644\t1\t2\t3\t4\t%s/outside/victim\n", H, tmp),
+		 "outside/victim"},
+		{rr_xasprintf("file\t%.43s\t10\t644\t1\t2\t3\t4\t%s/venv/site/../../outside/w\n", H,
+			      tmp),
+		 "../../outside/w"},
+		{rr_xasprintf("file\t%.43s\t10\t644\t1\t2\t3\t4\t%s/venv/site/evil/w\n", H, tmp),
+		 "site/evil/w"},
+		{rr_xasprintf("site\t%s/outside\n", tmp), "outside"},
+	};
+	for (size_t i = 0; i < RR_ARRAY_LEN(bad); i++) {
+		RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+		rr_strbuf_add(&text, orig.buf, orig.len);
+		rr_strbuf_adds(&text, bad[i].line);
+		assert_int_equal(rr_file_write_atomic(mpath, text.buf, text.len, 0600, NULL), RR_OK);
+		assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
+		if (rr_store_validate(s, root, sites, 1, &e) != RR_E_DATA)
+			fail_msg("case %zu validated", i);
+		if (!strstr(e.msg, bad[i].named) || !strstr(e.msg, "nothing was changed"))
+			fail_msg("case %zu: %s", i, e.msg);
+		assert_string_equal(e.path, mpath);
+		rr_error_release(&e);
+		/* and check will not repair from it */
+		assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_E_USAGE);
+		rr_error_release(&e);
+		s = rr_store_free(s);
+		free(bad[i].line);
+	}
+	assert_true(same("outside/victim/keep", "must stay\n", 10));
+	assert_false(exists("outside/w"));
+	/* another venv's snapshot */
+	assert_int_equal(rr_file_write_atomic(mpath, orig.buf, orig.len, 0600, NULL), RR_OK);
+	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
+	assert_int_equal(rr_store_validate(s, "/elsewhere", sites, 1, &e), RR_E_DATA);
+	assert_int_equal(e.line, 2);
+	rr_error_release(&e);
+	s = rr_store_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +506,10 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test_setup_teardown(test_check_repair, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_before, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_big_file_replaced_between_snapshots, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_big_file_damaged_before, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tampered_manifest, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
