@@ -22,6 +22,12 @@
  *   6. the venv read again and verified; when integrity fails though step 5 found nothing
  *      (damage older than this install), every file is hashed against the snapshot and
  *      repaired (CHECKED), and verify runs again. r->verify holds the last report.
+ * Before step 1's resolution, the venv's site directory and bin/ must be writable (RR_E_ENV
+ * saying what to do otherwise); with neither uv nor the venv's pip, RR_E_ENV with a hint.
+ * `--dry-run` among the installer's arguments makes a dry run: the installer runs, and
+ * nothing is snapshotted, checked or verified (r->dry_run). One install or restore per venv
+ * at a time (rr_store_lock). The store lives in the state directory, not the cache; one
+ * left in the cache by an earlier version is moved (a WARNING says so).
  * The plan and exclusion files are private temporary files under $TMPDIR (else /tmp);
  * the plan is kept when the installer fails (r->kept_plan).
  *
@@ -73,7 +79,8 @@ struct rr_install_opts {
 	const char *installer;	  /* "uv" | "pip" | NULL: uv when on PATH, else pip */
 	const char *const *passthrough; /* the installer's own arguments (after `--`) */
 	size_t npassthrough;
-	const char *store_dir; /* the store's root; NULL: rr_install_store_root's */
+	const char *store_dir; /* the store's root; NULL: the state directory (rr_flow_state_dir) */
+	bool quiet;	       /* the installer gets -q */
 	/* verify after installing */
 	const char *backend; /* "auto" | "hip" | "cuda" (NULL: auto) */
 	long verify_timeout_ms;
@@ -88,6 +95,7 @@ struct rr_install_result {
 	bool damaged;		/* the stack still differs from the snapshot after the repair */
 	char *kept_plan;	/* the installer failed: the plan it was given, kept */
 	struct rr_verify_report *verify; /* the last verify report; NULL when none ran */
+	bool dry_run; /* `--dry-run` for the installer: no snapshot, no check, no verify */
 };
 
 /* the transaction above; fails (nothing installed) for the pipeline's errors, RR_E_ENV when
@@ -99,7 +107,7 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 			  rr_error *err) RR_WUR;
 void rr_install_result_release(struct rr_install_result *r);
 
-/* the store for one venv: <root>/snapshots/<venv id> (caller frees); NULL when no root */
+/* the store for one venv: <state dir>/snapshots/<venv id> (caller frees); NULL when none */
 char *rr_install_store_dir(const struct rr_install_opts *o, const char *venv_root);
 
 /* verify the flow's venv and protected stack (the `verify` command, and step 6 above) */

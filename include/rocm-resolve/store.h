@@ -17,7 +17,8 @@
  *   rr_store_result_release(&r);
  *   s = rr_store_free(s);
  *
- * What is kept, in <cache>/snapshots/<venv id>/ (the id is a hash of the venv root):
+ * What is kept, in <root>/snapshots/<venv id>/ (the id is a hash of the venv root; root is
+ * the state directory, $XDG_STATE_HOME/rocm-resolve or ~/.local/state/rocm-resolve):
  *   objects/<sha256, RECORD's urlsafe base64>  one per distinct content of a file over
  *       RR_STORE_COPY_MAX (the libraries: nearly all of the bytes): a hard link to the
  *       installed file (free on the same filesystem), or a copy where link() fails (EXDEV,
@@ -111,8 +112,8 @@ struct rr_store_result {
 	size_t nlost;
 };
 
-/* <cache_root>/snapshots/<first 16 hex digits of sha256(venv_root)> */
-char *rr_store_dir(const char *cache_root, const char *venv_root);
+/* <root>/snapshots/<first 16 hex digits of sha256(venv_root)> */
+char *rr_store_dir(const char *root, const char *venv_root);
 /*
  * one install (or restore) at a time per venv: an exclusive lock on <dir>/install.lock, held
  * until *fd is closed; RR_E_ENV at once (never a wait) when another process holds it. With

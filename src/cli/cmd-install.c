@@ -149,6 +149,7 @@ static void fill_opts(struct rr_install_opts *o, struct view *w, bool want_input
 	o->installer = cli->installer;
 	o->passthrough = (const char *const *)cli->passthrough;
 	o->npassthrough = cli->npassthrough;
+	o->quiet = cli->verbosity < 0;
 	o->backend = cli->backend;
 	o->verify_timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o->observe = observe;
@@ -163,11 +164,17 @@ static int die_of_signal(int sig)
 	return 128 + sig;
 }
 
-/* the verify report on stdout; no GPU to check on is a warning unless --require-gpu */
+/*
+ * the verify report on stdout (with -q only when something failed); no GPU to check on is a
+ * warning unless --require-gpu
+ */
 static int print_verify(const struct rr_cli *cli, const struct rr_verify_report *vr)
 {
-	int status = rr_cli_verify_print(cli, vr);
+	int status = rr_verify_exit_code(vr);
 	RR_AUTO_STRBUF struct rr_strbuf what = RR_STRBUF_INIT;
+
+	if (cli->verbosity >= 0 || status == RR_EXIT_NO || cli->format == RR_FORMAT_JSON)
+		status = rr_cli_verify_print(cli, vr);
 
 	if (status != RR_EXIT_ENV)
 		return status;
@@ -212,6 +219,14 @@ int cmd_install(struct rr_cli *cli)
 		rr_cli_print_error(&err);
 		rr_error_release(&err);
 		status = rr_cli_exit_for(rc);
+	} else if (r.dry_run) {
+		if (r.installer_status != 0)
+			fprintf(stderr, "rocm-resolve: error: the installer failed (status %d)\n",
+				r.installer_status);
+		else if (cli->verbosity >= 0)
+			fprintf(stderr, "rocm-resolve: dry run: the installer changed nothing, so "
+					"nothing was snapshotted, checked or verified\n");
+		status = r.installer_status ? RR_EXIT_ENV : RR_EXIT_OK;
 	} else if (r.kept_plan) {
 		fprintf(stderr, "rocm-resolve: error: the installer failed (status %d); the plan it "
 				"was given is kept at %s\n",

@@ -92,7 +92,7 @@ char *rr_install_store_dir(const struct rr_install_opts *o, const char *venv_roo
 {
 	RR_AUTOFREE char *root = o->store_dir && *o->store_dir
 					 ? rr_xstrdup(o->store_dir)
-					 : rr_flow_cache_dir(o->flow.cache_dir, o->flow.getenv_fn);
+					 : rr_flow_state_dir(NULL, o->flow.getenv_fn);
 	char real[PATH_MAX];
 
 	if (!root)
@@ -100,14 +100,67 @@ char *rr_install_store_dir(const struct rr_install_opts *o, const char *venv_roo
 	return rr_store_dir(root, realpath(venv_root, real) ? real : venv_root);
 }
 
+/* where versions before 0.2 kept the store: in the cache, <cache>/snapshots/<venv id> */
+static char *legacy_store_dir(const struct rr_install_opts *o, const char *venv_root)
+{
+	RR_AUTOFREE char *cache = rr_flow_cache_dir(o->flow.cache_dir, o->flow.getenv_fn);
+	char real[PATH_MAX];
+
+	if (!cache)
+		return NULL;
+	return rr_store_dir(cache, realpath(venv_root, real) ? real : venv_root);
+}
+
+static bool has_manifest(const char *dir)
+{
+	RR_AUTOFREE char *m = rr_xasprintf("%s/manifest", dir);
+	struct stat st;
+
+	return lstat(m, &st) == 0;
+}
+
+/* mkdir -p for the store's parents (private: the store may hold a user's only copies) */
+static int make_dirs(const char *path)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+
+	for (char *c = p + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -1;
+		*c = '/';
+	}
+	return 0;
+}
+
+/*
+ * the store for the flow's venv, in the state directory: the cache is for what can be
+ * fetched again, and `rm -rf ~/.cache` must not take the only copy of the stack with it. A
+ * store still in the cache (where earlier versions kept it) is moved over (renamed; read in
+ * place where it lies on another filesystem)
+ */
 static rr_err store_dir_for(const struct rr_install_opts *o, const struct rr_flow *f, char **ret,
 			    rr_error *err)
 {
 	char *dir = rr_install_store_dir(o, f->venv->root);
+	RR_AUTOFREE char *old = o->store_dir ? NULL : legacy_store_dir(o, f->venv->root);
 
 	if (!dir)
 		return rr_fail(err, RR_E_ENV, "no directory for the install store: set "
-					      "--cache-dir, XDG_CACHE_HOME or HOME");
+					      "XDG_STATE_HOME or HOME");
+	if (old && !has_manifest(dir) && has_manifest(old)) {
+		if (make_dirs(dir) == 0 && rename(old, dir) == 0) {
+			RR_AUTOFREE char *msg = rr_xasprintf("the install store of this venv moved "
+							     "out of the cache, from '%s' to '%s'",
+							     old, dir);
+			warn(o, msg);
+		} else {
+			free(dir);
+			dir = RR_STEAL(old); /* another filesystem, say: used where it is */
+		}
+	}
 	*ret = dir;
 	return RR_OK;
 }
@@ -413,6 +466,47 @@ static void txn_release(struct txn *t, bool keep_plan)
 	rr_flow_free(t->flow);
 }
 
+static bool has_dist(const struct rr_venv *v, const char *key)
+{
+	for (size_t i = 0; i < v->ndists; i++)
+		if (!strcmp(v->dists[i].key, key) && !v->dists[i].problem)
+			return true;
+	return false;
+}
+
+/*
+ * the installer writes the site directory and bin/: said before anything is planned or
+ * kept, with what to do (a devcontainer's remoteUser over a root-owned /opt/venv)
+ */
+static rr_err check_writable(const struct rr_venv *v, rr_error *err)
+{
+	RR_AUTOFREE char *bin = rr_xasprintf("%s/bin", v->root);
+	const char *dirs[] = {v->site_packages, bin};
+	struct stat st;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(dirs); i++) {
+		if (!dirs[i] || stat(dirs[i], &st) || access(dirs[i], W_OK) == 0)
+			continue;
+		return rr_fail(err, RR_E_ENV,
+			       "cannot write '%s' (owner uid %u, group gid %u, mode %03o) as uid %u: "
+			       "nothing was installed. Run install as a user who can write the venv "
+			       "(in a devcontainer: at image build time, as root), or let your group "
+			       "write it: sudo chgrp -R %u %s && sudo chmod -R g+rwX %s",
+			       dirs[i], (unsigned)st.st_uid, (unsigned)st.st_gid,
+			       (unsigned)(st.st_mode & 0777), (unsigned)getuid(), (unsigned)getgid(),
+			       v->root, v->root);
+	}
+	return RR_OK;
+}
+
+static bool dry_run(const struct rr_install_opts *o)
+{
+	for (size_t i = 0; i < o->npassthrough; i++)
+		if (!strcmp(o->passthrough[i], "--dry-run"))
+			return true;
+	return false;
+}
+
 /* which installer, and what it cannot honour */
 static rr_err choose_installer(struct txn *t, const char *excl, rr_error *err)
 {
@@ -423,6 +517,13 @@ static rr_err choose_installer(struct txn *t, const char *excl, rr_error *err)
 		t->uv = find_on_path(o, "uv");
 	if (o->installer && strcmp(o->installer, "uv") == 0 && !t->uv)
 		return rr_fail(err, RR_E_ENV, "--installer uv but no 'uv' on PATH");
+	if (!t->uv && (access(t->python, X_OK) || !has_dist(t->flow->venv, "pip")))
+		return rr_fail(err, RR_E_ENV,
+			       "nothing to install with: %s, and the venv '%s' has no pip; put uv "
+			       "on PATH (https://docs.astral.sh/uv/getting-started/installation/) or "
+			       "give the venv pip ('%s -m ensurepip')",
+			       o->installer ? "--installer pip" : "no 'uv' on PATH",
+			       t->flow->venv->root, t->python);
 	if (!t->uv && *excl) {
 		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 		RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
@@ -461,6 +562,8 @@ static void build_argv(struct txn *t)
 		RR_PUSH(t->argv, t->argc, t->cap) = "pip";
 		RR_PUSH(t->argv, t->argc, t->cap) = "install";
 	}
+	if (o->quiet)
+		RR_PUSH(t->argv, t->argc, t->cap) = "-q";
 	RR_PUSH(t->argv, t->argc, t->cap) = "-r";
 	RR_PUSH(t->argv, t->argc, t->cap) = t->plan_path;
 	for (size_t i = 0; i < o->npassthrough; i++)
@@ -484,6 +587,9 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	if (rc)
 		goto out;
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_OPENED, .flow = t.flow});
+	r->dry_run = dry_run(o);
+	if (!r->dry_run && (rc = check_writable(t.flow->venv, err)))
+		goto out;
 	rc = rr_flow_plan(t.flow, &t.fo, err);
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_PLANNED, .flow = t.flow});
 	if (rc)
@@ -492,17 +598,17 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	/* the same names --uv-excludes writes */
 	rr_plan_format_excludes(t.flow->plan, &excl);
 	rc = choose_installer(&t, excl.buf ? excl.buf : "", err);
-	if (!rc)
+	if (!rc && !r->dry_run)
 		rc = store_dir_for(o, t.flow, &t.dir, err);
 	/* one install at a time: a second one would snapshot the first one's damage */
-	if (!rc)
+	if (!rc && !r->dry_run)
 		rc = rr_store_lock(t.dir, true, &t.lock, err);
 	if (rc)
 		goto out;
 	/* from here on a signal is forwarded to the installer and ends in clean-up */
 	catch_signals(&t.sig);
-	rc = take_snapshot(o, t.flow, t.dir, err);
-	if (rc)
+	/* a dry run changes nothing: no snapshot to take, nothing to check or verify */
+	if (!r->dry_run && (rc = take_snapshot(o, t.flow, t.dir, err)))
 		goto out;
 	t.plan_path = write_temp(o, "plan", text.buf);
 	if (t.plan_path && excl.len)
@@ -521,7 +627,7 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 		rc = err->code;
 		goto out;
 	}
-	if (got_signal)
+	if (got_signal || r->dry_run)
 		goto out; /* `restore` repairs from the snapshot taken before it ran */
 	/* whatever the installer's status: a half-finished install is when the stack breaks */
 	rc = check_and_repair(o, t.flow, t.dir,
@@ -566,6 +672,8 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 	fo.want_inputs = false;
 	fo.needs_live_env = true;
 	rc = rr_flow_open(&fo, &f, err);
+	if (!rc)
+		rc = check_writable(f->venv, err);
 	if (!rc)
 		rc = store_dir_for(o, f, &dir, err);
 	if (!rc)

@@ -139,13 +139,13 @@ size_t rr_store_ndists(const struct rr_store *s)
 	return s->ndists;
 }
 
-char *rr_store_dir(const char *cache_root, const char *venv_root)
+char *rr_store_dir(const char *root, const char *venv_root)
 {
 	char hex[65];
 
 	rr_sha256_hex(venv_root, strlen(venv_root), hex);
 	hex[16] = '\0';
-	return rr_xasprintf("%s/snapshots/%s", cache_root, hex);
+	return rr_xasprintf("%s/snapshots/%s", root, hex);
 }
 
 void rr_manifest_format(const struct rr_store *s, struct rr_strbuf *out)

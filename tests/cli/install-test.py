@@ -119,7 +119,7 @@ def main():
             "RR_SYSROOT": os.path.join(src, "fixtures", "gpu", "sysfs", "mi300"),
             "LD_LIBRARY_PATH": os.path.join(build, "tests", "gpu", "hip6"),
             "RR_FAKE_HIP_MODE": "ok", "RR_FAKE_TORCH": "ok",
-            "XDG_CACHE_HOME": os.path.join(tmp, "cache"),
+            "XDG_CACHE_HOME": os.path.join(tmp, "cache"), "XDG_STATE_HOME": os.path.join(tmp, "state"),
             "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1",
         })
         r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req],

@@ -15,6 +15,7 @@ and the plan file is removed; no GPU is a warning (exit 0) unless --require-gpu;
 repairs later from the last snapshot."""
 import base64
 import csv
+import glob
 import hashlib
 import json
 import os
@@ -175,6 +176,7 @@ class Case:
                 f.write("\n".join(lines) + "\n")
         self.log = os.path.join(self.dir, "fake.json")
         self.cache = os.path.join(self.dir, "cache")
+        self.state = os.path.join(self.dir, "state")
         self.before = tree(self.venv)
 
     def env(self, mode, **extra):
@@ -183,6 +185,7 @@ class Case:
         env.update({"PATH": self.bin + ":" + env.get("PATH", "/usr/bin:/bin"),
                     "FAKE_MODE": mode, "FAKE_SITE": os.path.join(self.venv, SITE_REL),
                     "FAKE_LOG": self.log, "XDG_CACHE_HOME": self.cache,
+                    "XDG_STATE_HOME": self.state,
                     "RR_SYSROOT": os.path.join(self.dir, "no-gpu"), "NO_COLOR": "1"})
         env.update(extra)
         return env
@@ -287,18 +290,18 @@ def main():
               and "triton/runtime/jit.py" in r.stderr,
               "older damage: install repairs a file edited in place before it ran", show(r))
 
-        # 5c. the cache on another filesystem (/dev/shm): link() fails with EXDEV, so the big
+        # 5c. the store on another filesystem (/dev/shm): link() fails with EXDEV, so the big
         #     library is copied into the store, and put back from that copy
         shm = "/dev/shm"
         if os.path.isdir(shm) and os.access(shm, os.W_OK) and os.stat(shm).st_dev != os.stat(tmp).st_dev:
             c = Case(tmp, "cross-fs", big=True)
-            c.cache = tempfile.mkdtemp(prefix="rr-install-txn-cache-", dir=shm)
+            c.state = tempfile.mkdtemp(prefix="rr-install-txn-state-", dir=shm)
             try:
                 r = c.install("clobber", ["-v"])
                 check(r.returncode == 0 and not record_problems(c.venv) and " 0 linked" in r.stderr,
                       "cross-fs: everything copied (EXDEV), the big library put back from its copy", show(r))
             finally:
-                shutil.rmtree(c.cache, ignore_errors=True)
+                shutil.rmtree(c.state, ignore_errors=True)
         else:
             print("# /dev/shm is not another filesystem here: the cross-filesystem case is skipped")
 
@@ -341,7 +344,7 @@ def main():
         r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True, env=env, timeout=60)
         check(r.returncode == 0 and "matches the snapshot" in r.stdout, "restore: nothing to do is exit 0", show(r))
         r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True,
-                           env=dict(env, XDG_CACHE_HOME=os.path.join(c.dir, "empty")), timeout=60)
+                           env=dict(env, XDG_STATE_HOME=os.path.join(c.dir, "empty")), timeout=60)
         check(r.returncode == 3 and "no snapshot" in r.stderr, "restore: no snapshot is exit 3 with a hint", show(r))
 
         # 11. a tampered store (issue 19 item 2): two added manifest lines, one writing a file
@@ -350,7 +353,7 @@ def main():
         c = Case(tmp, "tampered")
         r = c.install("none")
         check(r.returncode == 0, "tampered: a first install exits 0", show(r))
-        manifests = [os.path.join(d, f) for d, _, fs in os.walk(c.cache) for f in fs if f == "manifest"]
+        manifests = [os.path.join(d, f) for d, _, fs in os.walk(c.state) for f in fs if f == "manifest"]
         outside = os.path.join(c.dir, "outside")
         os.makedirs(os.path.join(outside, "tree"))
         with open(os.path.join(outside, "tree", "keep"), "w") as f:
@@ -388,6 +391,81 @@ def main():
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=30)
         check(not record_problems(c.venv), "overlap: the second install changed nothing", record_problems(c.venv))
+
+        # 13. the store is state, not cache (issue 18 item 5): `rm -rf ~/.cache` loses nothing,
+        #     and a store an earlier version left in the cache is moved out and used
+        c = Case(tmp, "state")
+        r = c.install("none")
+        check(r.returncode == 0 and glob.glob(os.path.join(c.state, "rocm-resolve", "snapshots", "*", "manifest"))
+              and not glob.glob(os.path.join(c.cache, "rocm-resolve", "snapshots", "*")),
+              "state: the store is under XDG_STATE_HOME, nothing of it in the cache", show(r))
+        shutil.rmtree(c.cache, ignore_errors=True)
+        site = os.path.join(c.venv, SITE_REL)
+        os.unlink(os.path.join(site, "torch", "__init__.py"))
+        env = c.env("none")
+        r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode == 0 and "torch/__init__.py" in r.stdout and not record_problems(c.venv),
+              "state: restore works after the cache is removed", show(r))
+        old = os.path.join(c.cache, "rocm-resolve", "snapshots")
+        os.makedirs(old)
+        for d in glob.glob(os.path.join(c.state, "rocm-resolve", "snapshots", "*")):
+            shutil.move(d, old)
+        os.unlink(os.path.join(site, "torch", "__init__.py"))
+        r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode == 0 and "moved out of the cache" in r.stderr and not record_problems(c.venv)
+              and glob.glob(os.path.join(c.state, "rocm-resolve", "snapshots", "*", "manifest")),
+              "state: a store left in the cache is moved to the state directory and restores", show(r))
+
+        # 14. `install -- --dry-run` is a dry run: no snapshot, no check, no verify
+        c = Case(tmp, "dry-run")
+        r = c.install("none", passthrough=["--dry-run"])
+        check(r.returncode == 0 and "--dry-run" in c.fake()["argv"] and "dry run" in r.stderr
+              and not os.path.exists(c.state) and "integrity:" not in r.stdout
+              and "matches the snapshot" not in r.stderr,
+              "dry run: the installer ran with --dry-run; nothing snapshotted or verified", show(r))
+
+        # 15. neither uv nor pip: a hint, exit 3, nothing done
+        c = Case(tmp, "no-installer")
+        os.unlink(os.path.join(c.bin, "uv"))
+        site = os.path.join(c.venv, SITE_REL)
+        shutil.rmtree(os.path.join(site, "pip"))
+        for d in glob.glob(os.path.join(site, "pip-*.dist-info")):
+            shutil.rmtree(d)
+        r = c.install("none")
+        check(r.returncode == 3 and "nothing to install with" in r.stderr and "ensurepip" in r.stderr
+              and "docs.astral.sh/uv" in r.stderr and not os.path.exists(c.state),
+              "no installer: exit 3 with a hint, nothing snapshotted", show(r))
+
+        # 16. -q quiets rocm-resolve and the installer (it gets -q); a failure still shows
+        c = Case(tmp, "quiet")
+        r = c.install("none", ["-q"])
+        check(r.returncode == 0 and r.stdout == "" and r.stderr == "" and "-q" in c.fake()["argv"],
+              "-q: nothing printed on success, the installer gets -q", show(r))
+        c = Case(tmp, "quiet-fail", big=True)
+        r = c.install("inplace", ["-q"])
+        check(r.returncode == 1 and "could not restore" in r.stderr, "-q: a failure is still reported", show(r))
+
+        # 17. a user who cannot write the venv (a devcontainer's remoteUser over a root-owned
+        #     /opt/venv): install says so before anything, exit 3, and what to do
+        if os.geteuid() == 0:
+            c = Case(tmp, "non-root")
+            for d in (tmp, c.dir):
+                os.chmod(d, 0o755)
+            os.makedirs(c.state, mode=0o777)
+            os.chmod(c.state, 0o777)
+            for d, dirs, files in os.walk(c.dir):
+                for x in dirs + files:
+                    p = os.path.join(d, x)
+                    if not os.path.islink(p):
+                        os.chmod(p, os.stat(p).st_mode | 0o444 | (0o111 if os.path.isdir(p) else 0))
+            r = subprocess.run(["/usr/bin/env"] + [exe, "install", "--no-index", "--venv", c.venv, c.req],
+                               capture_output=True, text=True, env=dict(c.env("clobber"), HOME=c.dir),
+                               timeout=120, preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
+            check(r.returncode == 3 and "cannot write" in r.stderr and "chmod -R g+rwX" in r.stderr
+                  and "running" not in r.stderr and not os.listdir(c.state) and not os.path.exists(c.log),
+                  "non-root: install as uid 65534 is refused before anything, with what to do", show(r))
+        else:
+            print("# not root: the other-user case (install as uid 65534) is skipped")
 
         # 10. signals: SIGTERM and SIGINT are forwarded; the child is reaped, the plan removed
         for sig in (signal.SIGTERM, signal.SIGINT):

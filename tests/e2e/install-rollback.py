@@ -69,6 +69,7 @@ def main():
                     continue
                 venv = E.build_venv(os.path.join(work, f"venv-{tool}"), "rocm64")
                 env = E.clean_env(XDG_CACHE_HOME=os.path.join(work, f"cache-{tool}"),
+                                  XDG_STATE_HOME=os.path.join(work, f"state-{tool}"),
                                   RR_SYSROOT=os.path.join(work, "no-gpu"),
                                   PIP_CACHE_DIR=os.path.join(work, "pip-cache"),
                                   UV_CACHE_DIR=os.path.join(work, "uv-cache"),
