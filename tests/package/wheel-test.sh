@@ -118,24 +118,52 @@ check "a usage error exits 2 through the console script (rc=$rc)" test $rc = 2
 
 # the devcontainer Feature's install.sh (run here outside a container, into WORKDIR)
 ex=$src/examples/devcontainer
-check "devcontainer-feature.json: id rocm-resolve, options version, wheel, prefix" \
+check "devcontainer-feature.json: id rocm-resolve, options version, wheel, prefix, venv, venvGroupWrite" \
 	"$py" -c 'import json,sys; f=json.load(open(sys.argv[1])); assert f["id"]=="rocm-resolve", f
-assert set(f["options"])=={"version","wheel","prefix"}, f["options"]' "$ex/rocm-resolve/devcontainer-feature.json"
+assert set(f["options"])=={"version","wheel","prefix","venv","venvGroupWrite"}, f["options"]' "$ex/rocm-resolve/devcontainer-feature.json"
 check "devcontainer.json uses the Feature and installs requirements.txt after create" \
 	"$py" -c 'import json,re,sys; t=re.sub(r"(?m)^\s*//.*$", "", open(sys.argv[1]).read()); d=json.loads(t)
 assert "./rocm-resolve" in d["features"], d
-assert d["postCreateCommand"]=="rocm-resolve install requirements.txt", d' "$ex/devcontainer.json"
+assert d["postCreateCommand"]=="rocm-resolve install requirements.txt", d
+assert d["remoteUser"] not in ("", "root") and d["features"]["./rocm-resolve"]["venvGroupWrite"], d' "$ex/devcontainer.json"
 feat=$work/feature
 mkdir -p "$feat"
 cp -r "$ex/rocm-resolve" "$feat/src"
 cp "$whl" "$feat/src/"
+# prefix=/opt/venv must never delete the stack: a prefix holding files the Feature did
+# not create is refused, and nothing in it changes
+mkdir -p "$feat/stack/lib"
+echo "the ROCm torch" >"$feat/stack/lib/torch"
+env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/stack" BINDIR="$feat/bin0" MANDIR="$feat/man0" \
+	sh "$feat/src/install.sh" >"$feat/log" 2>&1
+rc=$?
+check "the Feature refuses a prefix holding files it did not create (rc=$rc), changing nothing" \
+	bash -c '[ $1 != 0 ] && grep -q "did not create" "$0" && [ "$(cat "$2/lib/torch")" = "the ROCm torch" ] &&
+		[ "$(ls -A "$2")" = lib ]' "$feat/log" $rc "$feat/stack"
+# a non-root remoteUser: the venv becomes writable by that user's group (as root only)
+mkdir -p "$feat/venv/lib"
+echo x >"$feat/venv/lib/f"
+remote=
+[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && remote=nobody
 # no WHEEL option: the wheel next to install.sh, offline
 if env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
-	sh "$feat/src/install.sh" >"$feat/log" 2>&1; then
+	VENV="$feat/venv" _REMOTE_USER="$remote" sh "$feat/src/install.sh" >"$feat/log" 2>&1; then
 	out=$(envrun "$feat/bin/rocm-resolve" --version 2>&1)
 	check "the Feature installs the wheel next to install.sh and links the command" \
 		test "$out" = "rocm-resolve $version"
 	check "... and the man page" test -s "$feat/man/man1/rocm-resolve.1"
+	if [ -n "$remote" ]; then
+		g=$(id -gn nobody)
+		check "remoteUser nobody: the venv is group $g and group-writable" \
+			bash -c '[ "$(stat -c %G "$0/lib/f")" = "$1" ] && [ -n "$(find "$0" -perm -g+w -name f)" ]' \
+			"$feat/venv" "$g"
+	else
+		echo "# not root: the remoteUser group-write case is skipped"
+	fi
+	env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
+		sh "$feat/src/install.sh" >"$feat/log" 2>&1
+	rc=$?
+	check "the Feature replaces its own prefix when run again (rc=$rc)" test $rc = 0
 else
 	cat "$feat/log"
 	bad "the Feature's install.sh with the wheel next to it"

@@ -6,14 +6,41 @@
 # its own: WHEEL=dist/rocm_resolve-....whl sh install.sh
 # Options (the Feature passes them upper-cased): VERSION (PyPI; default latest),
 # WHEEL (URL, absolute path, or a file name next to this script; default: a
-# rocm_resolve-*.whl next to this script, else PyPI), PREFIX.
+# rocm_resolve-*.whl next to this script, else PyPI), PREFIX, VENV (the venv the
+# project installs into, default /opt/venv), VENVGROUPWRITE (default true: when the
+# devcontainer's remoteUser, _REMOTE_USER, is not root, VENV is given to that user's
+# group, group-writable, so `rocm-resolve install` can run as that user).
+# PREFIX is the Feature's own: a directory there that the Feature did not create (no
+# .rocm-resolve-feature marker in it) is never removed, so prefix=/opt/venv fails
+# instead of deleting the stack.
 set -eu
 VERSION=${VERSION:-latest}
 WHEEL=${WHEEL:-}
 PREFIX=${PREFIX:-/opt/rocm-resolve}
+VENV=${VENV:-/opt/venv}
+VENVGROUPWRITE=${VENVGROUPWRITE:-true}
+REMOTE_USER=${_REMOTE_USER:-}
 BINDIR=${BINDIR:-/usr/local/bin}
 MANDIR=${MANDIR:-/usr/local/share/man}
+MARKER=.rocm-resolve-feature
 here=$(cd "$(dirname "$0")" && pwd)
+
+die() {
+	echo "rocm-resolve feature: error: $*" >&2
+	exit 1
+}
+
+case $PREFIX in
+/*) ;;
+*) die "prefix '$PREFIX' must be an absolute path" ;;
+esac
+# a prefix that holds anything the Feature did not put there is not ours to replace
+if [ -e "$PREFIX" ] && [ ! -e "$PREFIX/$MARKER" ] &&
+	[ -n "$(ls -A "$PREFIX" 2>/dev/null || echo unreadable)" ]; then
+	die "prefix '$PREFIX' already holds files this Feature did not create (the venv" \
+		"rocm-resolve protects, say); choose an empty or new directory, e.g. the default" \
+		"/opt/rocm-resolve. Nothing was changed"
+fi
 
 if [ -z "$WHEEL" ]; then
 	for w in "$here"/rocm_resolve-*.whl; do
@@ -41,8 +68,25 @@ if [ -z "$py" ] || ! "$py" -m venv --help >/dev/null 2>&1; then
 		exit 1
 	fi
 fi
-rm -rf "$PREFIX"
+# the shared libraries the index client loads (dlopen) when an index is asked
+if ! ldconfig -p 2>/dev/null | grep -q 'libcurl\.so\.4 ' ||
+	! ldconfig -p 2>/dev/null | grep -q 'libarchive\.so\.13 '; then
+	if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+		apt-get update -qq
+		# Ubuntu 24.04 names them ...t64; Debian 12 and Ubuntu 22.04 do not
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			libcurl4t64 libarchive13t64 >/dev/null 2>&1 ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends libcurl4 libarchive13 >/dev/null ||
+			die "cannot install libcurl and libarchive (apt-get)"
+	else
+		echo "rocm-resolve feature: warning: libcurl.so.4 or libarchive.so.13 is" \
+			"missing; plan and check need them to ask an index" >&2
+	fi
+fi
+[ -e "$PREFIX/$MARKER" ] && rm -rf "$PREFIX"
 "$py" -m venv "$PREFIX"
+: >"$PREFIX/$MARKER"
 if ! "$PREFIX/bin/python" -m pip install -q --no-cache-dir "$spec"; then
 	echo "rocm-resolve feature: error: cannot install $spec" >&2
 	if [ "$spec" = rocm-resolve ] || [ "${spec#rocm-resolve==}" != "$spec" ]; then
@@ -55,4 +99,15 @@ mkdir -p "$BINDIR" "$MANDIR/man1" "$MANDIR/man5"
 ln -sf "$PREFIX/bin/rocm-resolve" "$BINDIR/rocm-resolve"
 ln -sf "$PREFIX/share/man/man1/rocm-resolve.1" "$MANDIR/man1/rocm-resolve.1"
 ln -sf "$PREFIX/share/man/man5/rocm-resolve-scenario.5" "$MANDIR/man5/rocm-resolve-scenario.5"
+# a non-root remoteUser must be able to write the venv `rocm-resolve install` changes
+if [ -n "$REMOTE_USER" ] && [ "$REMOTE_USER" != root ] && [ "$VENVGROUPWRITE" = true ] &&
+	[ -d "$VENV" ]; then
+	group=$(id -gn "$REMOTE_USER" 2>/dev/null) ||
+		die "remoteUser '$REMOTE_USER' does not exist in the image"
+	chgrp -R "$group" "$VENV"
+	chmod -R g+rwX "$VENV"
+	find "$VENV" -type d -exec chmod g+s {} +
+	echo "rocm-resolve feature: $VENV is now writable by group '$group' (remoteUser" \
+		"$REMOTE_USER), so rocm-resolve install can run as that user"
+fi
 "$BINDIR/rocm-resolve" --version
