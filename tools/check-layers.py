@@ -34,7 +34,7 @@ OWNER = {
     "error": "base", "file": "base", "sha256": "base", "strbuf": "base", "strv": "base",
     "util": "base", "url": "base",
     "marker": "pep", "metadata": "pep", "name": "pep", "requirement": "pep",
-    "specifier": "pep", "tags": "pep", "version": "pep", "record": "pep",
+    "specifier": "pep", "tags": "pep", "version": "pep", "record": "pep", "modules": "pep",
     "reqfile": "input", "lockfile": "input", "config": "input",
     "venv": "venv",
     "verify": "gpu",

@@ -19,6 +19,7 @@
 #include "gpu/gpu.h"
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/metadata.h"
+#include "rocm-resolve/modules.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 
@@ -53,32 +54,13 @@ static bool has_mod(const struct dist *d, const char *m)
 	return false;
 }
 
-/* top-level module of a RECORD path, or NULL for metadata, scripts and namespace dirs */
-static char *module_of(const char *rel)
-{
-	size_t len = strcspn(rel, "/");
-	RR_AUTOFREE char *first = rr_xstrndup(rel, len);
-	char *dot;
-
-	if (!len || !strcmp(first, "..") || !strcmp(first, "__pycache__") ||
-	    rr_str_endswith(first, ".dist-info") || rr_str_endswith(first, ".data") ||
-	    rr_str_endswith(first, ".egg-info"))
-		return NULL;
-	if (rel[len] == '/') /* a package: only when it has an __init__ (not a namespace dir) */
-		return !strcmp(rel + len, "/__init__.py") ? RR_STEAL(first) : NULL;
-	if (rr_str_endswith(first, ".py") || rr_str_endswith(first, ".so")) {
-		dot = strchr(first, '.'); /* "_foo.cpython-312-x86_64-linux-gnu.so" -> "_foo" */
-		*dot = '\0';
-		return RR_STEAL(first);
-	}
-	return NULL;
-}
-
 static void dist_load(struct dist *d)
 {
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 	RR_AUTOFREE char *rec = rr_xasprintf("%s/RECORD", d->dir);
-	size_t cap = 0, mcap = 0;
+	size_t cap = 0;
+	const char **paths = NULL;
+	size_t npaths = 0, pcap = 0;
 
 	/* a regular file only: a FIFO or a device there must not stall verify */
 	if (rr_file_read(AT_FDCWD, rec, (size_t)1 << 30, 0, "RECORD", &sb, NULL))
@@ -87,7 +69,6 @@ static void dist_load(struct dist *d)
 	for (const char *p = sb.buf; *p;) {
 		RR_AUTOFREE char *path = rr_record_field(&p);
 		RR_AUTOFREE char *hash = *p && *p != '\n' && *p != '\r' ? rr_record_field(&p) : rr_xstrdup("");
-		char *m;
 
 		while (*p && *p != '\n')
 			p++; /* the size field and anything after it */
@@ -95,16 +76,16 @@ static void dist_load(struct dist *d)
 			p++;
 		if (!path[0])
 			continue;
-		if ((m = module_of(path))) {
-			if (has_mod(d, m))
-				free(m);
-			else
-				RR_PUSH(d->mods, d->nmods, mcap) = m;
-		}
 		struct rec_entry *e = &RR_PUSH(d->ents, d->nents, cap);
 		e->path = rr_path_normalize(d->site, path);
 		e->hash = RR_STEAL(hash);
+		RR_PUSH(paths, npaths, pcap) = RR_STEAL(path);
 	}
+	/* the modules it provides: the one rule plan and install use (rocm-resolve/modules.h) */
+	rr_modules_installed(d->site, paths, npaths, &d->mods, &d->nmods);
+	for (size_t i = 0; i < npaths; i++)
+		free((char *)paths[i]);
+	free(paths);
 	if (d->nents)
 		rr_qsort(d->ents, d->nents, sizeof(*d->ents), cmp_ent);
 }

@@ -20,6 +20,7 @@
 
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/metadata.h"
+#include "rocm-resolve/modules.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
@@ -277,33 +278,16 @@ static bool read_record(const char *dir, struct rec **ret, size_t *nret)
 	return true;
 }
 
-/* top-level module of a RECORD path, or NULL for metadata, scripts and namespace dirs */
-static char *module_of(const char *rel)
+/* the import names a distribution provides, by the one rule (rocm-resolve/modules.h) */
+static void rec_modules(const char *site, const struct rec *recs, size_t nrecs, char ***mods,
+			size_t *nmods)
 {
-	size_t len = strcspn(rel, "/");
-	RR_AUTOFREE char *first = rr_xstrndup(rel, len);
+	const char **paths = rr_xcalloc(nrecs + 1, sizeof(*paths));
 
-	if (!len || !strcmp(first, "..") || !strcmp(first, ".") || !strcmp(first, "__pycache__") ||
-	    rr_str_endswith(first, ".dist-info") || rr_str_endswith(first, ".data") ||
-	    rr_str_endswith(first, ".egg-info") || rr_str_endswith(first, ".pth"))
-		return NULL;
-	if (rel[len] == '/') /* a package: only with an __init__ (a namespace dir is shared) */
-		return !strcmp(rel + len, "/__init__.py") ? RR_STEAL(first) : NULL;
-	if (rr_str_endswith(first, ".py") || rr_str_endswith(first, ".so")) {
-		*strchr(first, '.') = '\0'; /* "_foo.cpython-312-x86_64-linux-gnu.so" -> "_foo" */
-		return first[0] ? RR_STEAL(first) : NULL;
-	}
-	return NULL;
-}
-
-static void add_unique(char ***v, size_t *n, size_t *cap, char *s)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], s)) {
-			free(s);
-			return;
-		}
-	RR_PUSH(*v, *n, *cap) = s;
+	for (size_t i = 0; i < nrecs; i++)
+		paths[i] = recs[i].path;
+	rr_modules_installed(site, paths, nrecs, mods, nmods);
+	free(paths);
 }
 
 /* "triton-3.5.1+rocm7.dist-info" -> name "triton", version "3.5.1+rocm7" */
@@ -461,7 +445,7 @@ static struct rr_store *collect(const struct rr_store_spec *spec,
 	for (size_t i = 0; i < spec->ndists; i++) {
 		const struct rr_store_dist *sd = &spec->dists[i];
 		struct rec *recs = NULL;
-		size_t nrecs = 0, mcap = 0, nextra = 0, xcap = 0;
+		size_t nrecs = 0, nextra = 0, xcap = 0;
 		char **extra = NULL;
 
 		if (!sd->dist_info_dir || !sd->site || !rr_str_endswith(sd->dist_info_dir, ".dist-info"))
@@ -486,12 +470,10 @@ static struct rr_store *collect(const struct rr_store_spec *spec,
 		}
 		st->dists++;
 		read_record(d->dir, &recs, &nrecs);
+		rec_modules(d->site, recs, nrecs, &d->mods, &d->nmods);
 		for (size_t k = 0; k < nrecs; k++) {
-			char *m = module_of(recs[k].path);
 			char *path;
 			char h[44];
-			if (m)
-				add_unique(&d->mods, &d->nmods, &mcap, m);
 			if (rr_str_endswith(recs[k].path, ".pyc"))
 				continue;
 			path = rr_path_normalize(d->site, recs[k].path);
@@ -975,13 +957,19 @@ static void find_intruders(const struct rr_store *s, struct intruder **ret, size
 					rr_strbuf_addf(&why, "replaces protected %s %s", s->dists[p].name,
 						       s->dists[p].version);
 			read_record(dir, &recs, &nrecs);
-			for (size_t r = 0; r < nrecs && !why.len; r++) {
-				RR_AUTOFREE char *m = module_of(recs[r].path);
-				for (size_t p = 0; m && p < s->ndists && !why.len; p++)
-					if (rr_manifest_in_sorted(s->dists[p].mods, s->dists[p].nmods, m))
+			char **mods = NULL;
+			size_t nmods = 0;
+			rec_modules(s->sites[i], recs, nrecs, &mods, &nmods);
+			for (size_t m = 0; m < nmods; m++) {
+				for (size_t p = 0; p < s->ndists && !why.len; p++)
+					if (rr_manifest_in_sorted(s->dists[p].mods, s->dists[p].nmods,
+								  mods[m]))
 						rr_strbuf_addf(&why, "ships module '%s' of protected %s %s",
-							       m, s->dists[p].name, s->dists[p].version);
+							       mods[m], s->dists[p].name,
+							       s->dists[p].version);
+				free(mods[m]);
 			}
+			free(mods);
 			recs_free(recs, nrecs);
 			if (!why.len)
 				continue;

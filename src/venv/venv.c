@@ -12,6 +12,7 @@
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/metadata.h"
+#include "rocm-resolve/modules.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tags.h"
@@ -118,75 +119,28 @@ static void sort_unique(char **v, size_t *n)
 	*n = j + 1;
 }
 
-static bool has_suffix_n(const char *s, size_t n, const char *suf)
-{
-	size_t k = strlen(suf);
-	return n >= k && memcmp(s + n - k, suf, k) == 0;
-}
-
-/* the import name a top-level RECORD entry provides, or false when it provides none */
-static bool top_level_name(const char *p, size_t n, bool is_dir, size_t *ret_len)
-{
-	const char *dot;
-
-	if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-		return false;
-	if (is_dir) {
-		if (has_suffix_n(p, n, ".dist-info") || has_suffix_n(p, n, ".egg-info") ||
-		    has_suffix_n(p, n, ".data") || (n == 11 && memcmp(p, "__pycache__", 11) == 0))
-			return false;
-		*ret_len = n;
-		return true;
-	}
-	/* a module file: six.py, _cffi_backend.cpython-312-x86_64-linux-gnu.so */
-	if (!has_suffix_n(p, n, ".py") && !has_suffix_n(p, n, ".so") && !has_suffix_n(p, n, ".pyd"))
-		return false;
-	dot = memchr(p, '.', n);
-	if (dot == p)
-		return false;
-	*ret_len = (size_t)(dot - p);
-	return true;
-}
-
+/* the import names RECORD's entries provide: the one rule (rocm-resolve/modules.h) */
 static void record_top_level(struct rr_dist *d, const char *s, size_t len)
 {
-	const char *end = s + len;
-	size_t cap = 0;
-	RR_AUTO_STRBUF struct rr_strbuf field = RR_STRBUF_INIT;
+	RR_AUTOFREE char *text = rr_xstrndup(s, len);
+	const char **paths = NULL;
+	size_t n = 0, cap = 0;
 
-	while (s < end) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *eol = nl ? nl : end;
-		const char *p = s, *q;
-		size_t n, tl;
-
-		s = nl ? nl + 1 : end;
-		if (p < eol && *p == '"') {
-			/* CSV quoting: "" is a literal quote */
-			rr_strbuf_reset(&field);
-			for (p++; p < eol; p++) {
-				if (*p == '"') {
-					if (p + 1 < eol && p[1] == '"')
-						p++;
-					else
-						break;
-				}
-				rr_strbuf_addch(&field, *p);
-			}
-			p = field.buf;
-			n = field.len;
-		} else {
-			q = memchr(p, ',', (size_t)(eol - p));
-			n = (size_t)((q ? q : eol) - p);
-			while (n && p[n - 1] == '\r')
-				n--;
-		}
-		q = memchr(p, '/', n);
-		if (q ? top_level_name(p, (size_t)(q - p), true, &tl) :
-			top_level_name(p, n, false, &tl))
-			add_top(&d->top_level, &d->ntop_level, &cap, p, tl);
+	for (const char *p = text; *p;) {
+		char *f = rr_record_field(&p);
+		while (*p && *p != '\n')
+			p++; /* the hash and size fields */
+		if (*p == '\n')
+			p++;
+		if (f[0])
+			RR_PUSH(paths, n, cap) = f;
+		else
+			free(f);
 	}
-	sort_unique(d->top_level, &d->ntop_level);
+	rr_modules_installed(d->site, paths, n, &d->top_level, &d->ntop_level);
+	for (size_t i = 0; i < n; i++)
+		free((char *)paths[i]);
+	free(paths);
 }
 
 static void lines_top_level(struct rr_dist *d, const char *s, size_t len)
