@@ -63,10 +63,13 @@ static const struct rr_cli_command commands[] = {
 	 "snapshot the protected stack, run uv (or pip) with the plan, put\n"
 	 "back what it damaged, then verify",
 	 "Plan INPUT, snapshot the protected stack, run uv (or pip) with the plan, put\n"
-	 "back what it damaged, then verify. Arguments after -- go to the installer.\n"},
+	 "back what it damaged, then verify. Arguments after -- go to the installer;\n"
+	 "`-- --dry-run` changes nothing and keeps nothing. The snapshot is kept in\n"
+	 "$XDG_STATE_HOME/rocm-resolve (~/.local/state/rocm-resolve), not the cache.\n"},
 	{"restore", C_RESTORE, RR_CMD_LIVE_ENV, cmd_restore, "[options]",
 	 "put the protected stack back from the snapshot install took",
-	 "Put the protected stack back from the snapshot install took.\n"},
+	 "Put the protected stack back from the snapshot install took (its store is\n"
+	 "checked first: a tampered one is refused, exit 3, with nothing changed).\n"},
 	{"help", C_HELP, 0, cmd_help, "[COMMAND]", "show the options of COMMAND (this help without one)",
 	 "Show the options of COMMAND, or the overview without one.\n"},
 };
