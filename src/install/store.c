@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rocm-resolve/name.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/modules.h"
 #include "rocm-resolve/sha256.h"
@@ -515,37 +516,10 @@ static struct rr_store *collect(const struct rr_store_spec *spec,
 static bool write_manifest(const char *dir, const struct rr_store *s, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
-	char rnd[17];
-	RR_AUTOFREE char *tmp = NULL;
 	RR_AUTOFREE char *path = rr_xasprintf("%s/manifest", dir);
-	int fd;
-	bool ok = true;
 
 	rr_manifest_format(s, &text);
-	random_name(rnd);
-	tmp = rr_xasprintf("%s/.manifest.%s.tmp", dir, rnd);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rr_fail(err, RR_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
-		return false;
-	}
-	for (size_t off = 0; ok && off < text.len;) {
-		ssize_t w = write(fd, text.buf + off, text.len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ok = w > 0;
-		if (ok)
-			off += (size_t)w;
-	}
-	ok = ok && fsync(fd) == 0;
-	if (close(fd))
-		ok = false;
-	if (!ok || rename(tmp, path)) {
-		rr_fail(err, RR_E_IO, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		return false;
-	}
-	return true;
+	return rr_file_write_atomic(path, text.buf, text.len, 0644, err) == RR_OK;
 }
 
 /* objects no big file of s refers to (an older snapshot's); packs other than s->pack */

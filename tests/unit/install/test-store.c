@@ -179,7 +179,8 @@ static void build_site(void)
 	puts_("venv/site/pytorch_triton-9.dist-info/RECORD", "triton/__init__.py,,\n");
 }
 
-static struct rr_store *take_and_load(const char *store)
+/* a snapshot of venv/site's triton 1.0+rocm into store */
+static rr_err take(const char *store, struct rr_store_stats *st, rr_error *e)
 {
 	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
 	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
@@ -187,20 +188,37 @@ static struct rr_store *take_and_load(const char *store)
 	const char *sites[] = {site};
 	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
 	struct rr_store_spec sp = {root, sites, 1, &d, 1};
-	struct rr_store_stats st;
+
+	return rr_store_take(store, &sp, st, e);
+}
+
+/* the store's last snapshot, checked against venv/ (as restore does before a repair) */
+static struct rr_store *load_validated(const char *store)
+{
+	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
+	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
+	const char *sites[] = {site};
 	struct rr_store *s = NULL;
 	rr_error e = RR_ERROR_INIT;
 
-	if (rr_store_take(store, &sp, &st, &e))
-		fail_msg("take: %s", e.msg);
-	assert_int_equal(st.dists, 1);
-	/* 4 RECORD entries with a hash, RECORD itself (hashed here) */
-	assert_int_equal(st.files, 5);
 	if (rr_store_load(store, &s, &e))
 		fail_msg("load: %s", e.msg);
 	if (rr_store_validate(s, root, sites, 1, &e))
 		fail_msg("validate: %s", e.msg);
 	return s;
+}
+
+static struct rr_store *take_and_load(const char *store)
+{
+	struct rr_store_stats st;
+	rr_error e = RR_ERROR_INIT;
+
+	if (take(store, &st, &e))
+		fail_msg("take: %s", e.msg);
+	assert_int_equal(st.dists, 1);
+	/* 4 RECORD entries with a hash, RECORD itself (hashed here) */
+	assert_int_equal(st.files, 5);
+	return load_validated(store);
 }
 
 static bool listed(char *const *v, size_t n, const char *part)
@@ -333,12 +351,6 @@ static void test_check_repair(void **state)
 static void test_damaged_before(void **state)
 {
 	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
-	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
-	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
-	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
-	const char *sites[] = {site};
-	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
-	struct rr_store_spec sp = {root, sites, 1, &d, 1};
 	struct rr_store_stats st;
 	struct rr_store *s = NULL;
 	struct rr_store_result r;
@@ -346,10 +358,9 @@ static void test_damaged_before(void **state)
 	(void)state;
 
 	puts_("venv/site/triton/language/core.py", "edited before\n");
-	assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_OK);
+	assert_int_equal(take(store, &st, &e), RR_OK);
 	assert_int_equal(st.unverified, 1);
-	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
-	assert_int_equal(rr_store_validate(s, root, sites, 1, &e), RR_OK);
+	s = load_validated(store);
 	/* the quick check sees an untouched inode; the full one finds it and cannot help */
 	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
 	assert_int_equal(r.nchanged, 0);
@@ -392,12 +403,6 @@ static void test_big_file_replaced_between_snapshots(void **state)
 static void test_big_file_damaged_before(void **state)
 {
 	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
-	RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
-	RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
-	RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
-	const char *sites[] = {site};
-	struct rr_store_dist d = {"triton", "1.0+rocm", di, site};
-	struct rr_store_spec sp = {root, sites, 1, &d, 1};
 	struct rr_store_stats st;
 	struct rr_store *s = NULL;
 	struct rr_store_result r;
@@ -407,11 +412,10 @@ static void test_big_file_damaged_before(void **state)
 	big[0] ^= 1;
 	put("venv/site/triton/_C/libtriton.so", big, nbig); /* same size, other bytes */
 	big[0] ^= 1;
-	assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_OK);
+	assert_int_equal(take(store, &st, &e), RR_OK);
 	assert_int_equal(st.unverified, 1);
 	assert_int_equal(st.linked + st.copied, 0);
-	assert_int_equal(rr_store_load(store, &s, &e), RR_OK);
-	assert_int_equal(rr_store_validate(s, root, sites, 1, &e), RR_OK);
+	s = load_validated(store);
 	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
 	assert_int_equal(r.nlost, 1);
 	assert_true(listed(r.lost, r.nlost, "libtriton.so (of triton 1.0+rocm): the snapshot holds no "
