@@ -19,6 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		if (rr_store_nfiles(s) && !rr_store_ndists(s))
 			__builtin_trap();
+		/* the validator (what restore runs first) judges any manifest without crashing */
+		rr_err v = rr_store_validate(s, root, NULL, 0, &e);
+		if (v != RR_OK && v != RR_E_DATA)
+			__builtin_trap();
+		rr_error_release(&e);
 		/* checking compares with the disk; with no store it must refuse to repair */
 		struct rr_store_result r;
 		if (rr_store_check(s, RR_STORE_REPAIR, &r, &e) != RR_E_USAGE)
