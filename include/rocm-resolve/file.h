@@ -54,5 +54,8 @@ rr_err rr_file_read(int dirfd, const char *path, size_t max, unsigned flags, con
  */
 rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 			    rr_error *err) RR_WUR;
+/* the same with path relative to dirfd (AT_FDCWD: the working directory); shown names it */
+rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, size_t len,
+			       mode_t mode, const char *shown, rr_error *err) RR_WUR;
 
 #endif

@@ -102,6 +102,8 @@ struct rr_flow {
 	struct rr_plan_index *indexes; /* in priority order, as the plan names them */
 	size_t nindexes;
 	const char **index_urls; /* the same, as the resolver uses them (borrowed) */
+	/* the same as given (${VAR} kept, a literal secret too: redact before showing) */
+	const char **index_written;
 	struct rr_resolution res;
 	bool resolved;
 	struct rr_plan *plan;

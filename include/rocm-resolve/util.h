@@ -89,6 +89,7 @@ bool rr_url_only_variables(const char *s, const char *end);
 /*
  * copy of text with the userinfo of every URL in it ("https://user:pass@host")
  * replaced by "***@"; used for every message and comment that shows an index URL.
+ * A secret given as ${VAR} references is no secret and stays ("__token__:${TOKEN}@").
  * The caller frees the result.
  */
 char *rr_redact_credentials(const char *text);

@@ -157,14 +157,16 @@ static rr_err write_all(int fd, const char *p, size_t len)
 	return RR_OK;
 }
 
-rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-			    rr_error *err)
+rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, size_t len,
+			       mode_t mode, const char *shown, rr_error *err)
 {
 	const char *slash = strrchr(path, '/');
 	RR_AUTOFREE char *tmp = NULL;
 	int fd = -1;
 	int e;
 
+	if (!shown)
+		shown = path;
 	for (int tries = 0; tries < 64 && fd < 0; tries++) {
 		char tag[17];
 		random_tag(tag);
@@ -175,29 +177,35 @@ rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode
 					   tag);
 		else
 			tmp = rr_xasprintf(".%s.%s.tmp", path, tag);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
-			  mode);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+			    mode);
 		if (fd < 0 && errno != EEXIST && errno != EINTR)
 			break;
 	}
 	if (fd < 0)
-		return rr_fail(err, RR_E_IO, "cannot create a temporary file for '%s': %s", path,
+		return rr_fail(err, RR_E_IO, "cannot create a temporary file for '%s': %s", shown,
 			       strerror(errno));
 	if (write_all(fd, data, len) || fsync(fd)) {
 		e = errno;
 		close(fd);
-		unlink(tmp);
-		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", path, strerror(e));
+		unlinkat(dirfd, tmp, 0);
+		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", shown, strerror(e));
 	}
 	if (close(fd)) {
 		e = errno;
-		unlink(tmp);
-		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", path, strerror(e));
+		unlinkat(dirfd, tmp, 0);
+		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", shown, strerror(e));
 	}
-	if (rename(tmp, path)) {
+	if (renameat(dirfd, tmp, dirfd, path)) {
 		e = errno;
-		unlink(tmp);
-		return rr_fail(err, RR_E_IO, "cannot replace '%s': %s", path, strerror(e));
+		unlinkat(dirfd, tmp, 0);
+		return rr_fail(err, RR_E_IO, "cannot replace '%s': %s", shown, strerror(e));
 	}
 	return RR_OK;
+}
+
+rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+			    rr_error *err)
+{
+	return rr_file_write_atomic_at(AT_FDCWD, path, data, len, mode, path, err);
 }

@@ -77,7 +77,7 @@ static char *rewrite_userinfo(const char *text, enum rewrite how, bool *removed)
 			break;
 		}
 		rr_strbuf_add(&out, p, (size_t)(q - p));
-		if (!at || at == q || (how == STRIP && secret_is_variable(q, at))) {
+		if (!at || at == q || secret_is_variable(q, at)) {
 			p = q;
 			continue;
 		}

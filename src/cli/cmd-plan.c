@@ -23,6 +23,8 @@
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
+#include "rocm-resolve/testcase.h"
 
 static int fail_closed(const struct rr_cli *cli, int status)
 {
@@ -74,6 +76,25 @@ static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan)
 	return -1;
 }
 
+/* --write-testcase DIR: the run as a scenario the runner replays; -1 on success */
+static int write_testcase(const struct rr_cli *cli, const struct rr_session *s,
+			  const struct rr_plan *plan)
+{
+	struct rr_strv notes = RR_STRV_INIT;
+	RR_AUTO_ERROR rr_error err = RR_ERROR_INIT;
+	rr_err rc = rr_testcase_write(s->flow, &s->opts, plan, cli->write_testcase, &notes, &err);
+
+	for (size_t i = 0; i < notes.n; i++)
+		rr_cli_warn(cli, "%s", notes.v[i]);
+	rr_strv_release(&notes);
+	if (rc) {
+		rr_cli_print_error(&err);
+		return rr_cli_exit_for(rc);
+	}
+	rr_cli_info(cli, "wrote the testcase to %s/case.t", cli->write_testcase);
+	return -1;
+}
+
 /* open the session, build the plan, hand it to report, clean up */
 static int with_plan(struct rr_cli *cli,
 		     int (*report)(struct rr_cli *cli, const struct rr_plan *plan,
@@ -90,7 +111,7 @@ static int with_plan(struct rr_cli *cli,
 	rr_session_warnings(&s, cli);
 	status = rr_cli_build_plan(cli, &s, &res, &plan);
 	if (status < 0 && cli->write_testcase)
-		status = rr_cli_write_testcase(cli, &s, plan);
+		status = write_testcase(cli, &s, plan);
 	if (status < 0)
 		status = report(cli, plan, &res);
 	rr_plan_free(plan);

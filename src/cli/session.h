@@ -45,8 +45,5 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 
 /* the plan's warnings on stderr: strips that matter, unknowns, holds (-v) */
 void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p);
-/* --write-testcase DIR: the run as a scenario the runner replays; -1 on success */
-int rr_cli_write_testcase(const struct rr_cli *cli, const struct rr_session *s,
-			  const struct rr_plan *plan);
 
 #endif

@@ -216,6 +216,7 @@ struct index_list {
 	const struct rr_flow_opts *o;
 	struct rr_plan_index *v;
 	const char **urls; /* as used (owned, freed with the flow) */
+	const char **written; /* as given (owned, freed with the flow) */
 	size_t n, cap, ucap;
 };
 
@@ -247,6 +248,8 @@ static void add_index(struct index_list *l, const char *url, const char *written
 	x->primary = primary;
 	l->urls = rr_xrealloc(l->urls, l->cap * sizeof(*l->urls));
 	l->urls[l->n - 1] = rr_xstrdup(url);
+	l->written = rr_xrealloc(l->written, l->cap * sizeof(*l->written));
+	l->written[l->n - 1] = rr_xstrdup(written ? written : url);
 }
 
 /* uv's UV_INDEX: space-separated entries, each "url" or "name=url" */
@@ -277,7 +280,7 @@ void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
 {
 	static const char *const primary_env[] = {"UV_DEFAULT_INDEX", "UV_INDEX_URL",
 						  "PIP_INDEX_URL"};
-	struct index_list l = {f, o, NULL, NULL, 0, 0, 0};
+	struct index_list l = {.f = f, .o = o};
 	const struct rr_optline *file_primary = NULL;
 	const char *primary = NULL;
 	const char *primary_origin = "default";
@@ -320,6 +323,7 @@ void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
 	f->indexes = l.v;
 	f->nindexes = l.n;
 	f->index_urls = l.urls;
+	f->index_written = l.written;
 }
 
 /* ---- step 5: resolution -------------------------------------------------- */
@@ -578,9 +582,11 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 		free(f->indexes[i].url);
 		free(f->indexes[i].origin);
 		free((char *)f->index_urls[i]);
+		free((char *)f->index_written[i]);
 	}
 	free(f->indexes);
 	free(f->index_urls);
+	free(f->index_written);
 	for (size_t i = 0; i < f->nwarnings; i++)
 		free(f->warnings[i]);
 	free(f->warnings);
