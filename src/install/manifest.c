@@ -10,7 +10,8 @@
  *   pack	<pack file name in the store>
  *   packed	<hash>	<offset>	<size>          a small file's bytes in the pack
  *   dist	<name>	<version>	<site>	<dist-info directory>
- *   module	<top-level module>              of the dist above
+ *   module	<top-level module>              of the dist above (informational: a validated
+ *                                           store computes them again from the stored RECORD)
  *   file	<hash>	<size>	<mode>	<dev>	<ino>	<mtime ns>	<ctime ns>	<path>
  */
 #include <errno.h>
@@ -456,7 +457,9 @@ rr_err rr_store_validate(struct rr_store *s, const char *venv_root, const char *
 	for (size_t i = 0; i < nsites; i++)
 		free(live[i]);
 	free(live);
-	if (!rc)
+	if (!rc) {
+		rr_store_trust_modules(s);
 		s->validated = true;
+	}
 	return rc;
 }

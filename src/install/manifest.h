@@ -68,6 +68,12 @@ bool rr_manifest_under(const char *path, const char *dir);
 /* path relative to site when it lies below it, else path */
 const char *rr_manifest_rel(const char *path, const char *site);
 bool rr_manifest_valid_hash(const char *h);
+/*
+ * each protected distribution's modules computed again from its RECORD as the store keeps it
+ * (hash checked; else the venv's when it still matches), replacing the manifest's module
+ * lines, which a tampered store could fill with another distribution's modules (store.c)
+ */
+void rr_store_trust_modules(struct rr_store *s);
 /* the manifest's text (rr_store_parse reads it back) */
 void rr_manifest_format(const struct rr_store *s, struct rr_strbuf *out);
 

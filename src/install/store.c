@@ -241,17 +241,13 @@ static void recs_free(struct rec *v, size_t n)
 	free(v);
 }
 
-/* the entries of <dir>/RECORD; false when there is none */
-static bool read_record(const char *dir, struct rec **ret, size_t *nret)
+/* the entries of a RECORD's text */
+static void parse_record(const char *text, struct rec **ret, size_t *nret)
 {
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-	RR_AUTOFREE char *path = rr_xasprintf("%s/RECORD", dir);
 	struct rec *v = NULL;
 	size_t n = 0, cap = 0;
 
-	if (!read_small(path, MAX_RECORD, &sb))
-		return false;
-	for (const char *p = sb.buf; p && *p;) {
+	for (const char *p = text; p && *p;) {
 		char *f = rr_record_field(&p);
 		char *h = *p && *p != '\n' && *p != '\r' ? rr_record_field(&p) : rr_xstrdup("");
 
@@ -276,6 +272,17 @@ static bool read_record(const char *dir, struct rec **ret, size_t *nret)
 	}
 	*ret = v;
 	*nret = n;
+}
+
+/* the entries of <dir>/RECORD; false when there is none */
+static bool read_record(const char *dir, struct rec **ret, size_t *nret)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTOFREE char *path = rr_xasprintf("%s/RECORD", dir);
+
+	if (!read_small(path, MAX_RECORD, &sb))
+		return false;
+	parse_record(sb.buf ? sb.buf : "", ret, nret);
 	return true;
 }
 
@@ -803,6 +810,57 @@ rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 	if (stats)
 		*stats = st;
 	return RR_OK;
+}
+
+/* a small file's bytes as the store holds them (an object or the pack), hash checked */
+static bool stored_bytes(const struct rr_store *s, const struct sfile *f, struct rr_strbuf *out)
+{
+	RR_AUTOFREE char *obj = rr_xasprintf("%s/objects/%s", s->dir, f->hash);
+	const struct packed *pk = rr_manifest_find_packed(s, f->hash);
+	RR_AUTOFREE char *pack = s->pack ? rr_xasprintf("%s/%s", s->dir, s->pack) : NULL;
+	int fd;
+	bool ok;
+
+	if (read_small(obj, MAX_RECORD, out) && bytes_match(out->buf, out->len, f->hash))
+		return true;
+	if (!pk || !pack || (fd = open(pack, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return false;
+	rr_strbuf_reset(out);
+	rr_strbuf_grow(out, (size_t)pk->size + 1);
+	ok = read_exact(fd, out->buf, (size_t)pk->size, (off_t)pk->off) &&
+	     bytes_match(out->buf, (size_t)pk->size, f->hash);
+	close(fd);
+	if (ok) {
+		out->len = (size_t)pk->size;
+		out->buf[out->len] = '\0';
+	}
+	return ok;
+}
+
+void rr_store_trust_modules(struct rr_store *s)
+{
+	for (size_t i = 0; i < s->ndists; i++) {
+		struct sdist *d = &s->dists[i];
+		RR_AUTOFREE char *path = rr_xasprintf("%s/RECORD", d->dir);
+		const struct sfile *f = rr_manifest_find_file(s, path);
+		RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+		struct rec *recs = NULL;
+		size_t nrecs = 0;
+		bool have = f && s->dir &&
+			    (stored_bytes(s, f, &sb) ||
+			     (read_small(path, MAX_RECORD, &sb) && bytes_match(sb.buf, sb.len, f->hash)));
+
+		for (size_t k = 0; k < d->nmods; k++)
+			free(d->mods[k]);
+		free(d->mods);
+		d->mods = NULL;
+		d->nmods = 0;
+		if (!have)
+			continue; /* no trusted RECORD: it protects its name, not modules */
+		parse_record(sb.buf ? sb.buf : "", &recs, &nrecs);
+		rec_modules(d->site, recs, nrecs, &d->mods, &d->nmods);
+		recs_free(recs, nrecs);
+	}
 }
 
 /* ---------------------------------------------------------------- checking and repairing */

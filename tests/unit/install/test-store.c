@@ -501,6 +501,25 @@ static void test_tampered_manifest(void **state)
 	assert_int_equal(e.line, 2);
 	rr_error_release(&e);
 	s = rr_store_free(s);
+
+	/* a module line naming another distribution's module (numpy, installed since): the
+	 * stored RECORD decides what is protected, so restore never removes numpy */
+	puts_("venv/site/numpy/__init__.py", "numpy\n");
+	puts_("venv/site/numpy-2.0.dist-info/RECORD",
+	      "numpy/__init__.py,,\nnumpy-2.0.dist-info/RECORD,,\n");
+	{
+		RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+		rr_strbuf_add(&text, orig.buf, orig.len);
+		rr_strbuf_adds(&text, "module\tnumpy\n");
+		assert_int_equal(rr_file_write_atomic(mpath, text.buf, text.len, 0600, NULL), RR_OK);
+	}
+	s = load_validated(store);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(r.nintruders, 0);
+	assert_int_equal(r.nremoved, 0);
+	rr_store_result_release(&r);
+	assert_true(exists("venv/site/numpy/__init__.py"));
+	s = rr_store_free(s);
 }
 
 int main(void)
