@@ -8,8 +8,11 @@
     files appear inside the project directory;
   - a saved plan keeps working after the cache is cleaned: the filtered constraints
     it names live in the data directory, not the cache."""
+import array
+import fcntl
 import os
 import signal
+import termios
 import subprocess
 import sys
 import tempfile
@@ -46,7 +49,16 @@ check("the plan is over 64 KiB", len(whole) > 65536, len(whole))
 for sig in (signal.SIGTERM, signal.SIGINT):
     p = subprocess.Popen([exe, "--no-index", "--venv", venv, big], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, env=env)
-    time.sleep(1.0)  # the pipe (64 KiB) is full: the writer is blocked
+    # wait until the pipe is full (the writer is then blocked in write), however slow
+    # the machine: a fixed sleep sent the signal before the plan was built under load
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        queued = array.array("i", [0])
+        fcntl.ioctl(p.stdout.fileno(), termios.FIONREAD, queued)
+        if queued[0] >= 65536:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)
     p.send_signal(sig)
     time.sleep(0.3)
     out = p.stdout.read()
