@@ -53,6 +53,7 @@ struct rr_index_project {
 	size_t nfiles;
 	char *arena; /* when set, every file's strings live in this one block */
 	size_t nforeign; /* wheels left out: no Linux CPython could install them */
+	size_t nignored; /* files left out: another project's, or not at an http(s) URL */
 };
 
 /* what rr_index_opts.observe is told */

@@ -65,6 +65,7 @@ struct rr_item_result {
 	char *build_why;
 	char *pin_newest;  /* with pin_version: the release it is kept from */
 	bool not_found;	   /* no index has the project, or its page lists no file */
+	char *not_found_why; /* the index's own word on it when it has one, else NULL */
 };
 
 struct rr_locked {

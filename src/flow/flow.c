@@ -466,6 +466,7 @@ static rr_err check_found(struct rr_flow *f, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf where = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf whys = RR_STRBUF_INIT;
 	size_t n = 0;
 
 	for (size_t i = 0; i < f->res.nitems; i++) {
@@ -475,6 +476,8 @@ static rr_err check_found(struct rr_flow *f, rr_error *err)
 			continue;
 		rr_strbuf_addf(&names, "%s%s:%u: '%s'", n++ ? ", " : "", it->path ? it->path : "-",
 			       it->line, it->req.name);
+		if (r->not_found_why)
+			rr_strbuf_addf(&whys, "; %s", r->not_found_why);
 	}
 	if (!n)
 		return RR_OK;
@@ -482,8 +485,9 @@ static rr_err check_found(struct rr_flow *f, rr_error *err)
 		rr_strbuf_addf(&where, "%s%s", i ? ", " : "", f->indexes[i].url);
 	return rr_fail(err, RR_E_NOTFOUND,
 		       "no index has %s %s (asked: %s); check the name, or the index (a broken "
-		       "mirror answers with an empty page)",
-		       n == 1 ? "the project" : "the projects", names.buf, where.buf);
+		       "mirror answers with an empty page)%s",
+		       n == 1 ? "the project" : "the projects", names.buf, where.buf,
+		       whys.len ? whys.buf : "");
 }
 
 /*

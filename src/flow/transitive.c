@@ -1149,8 +1149,12 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		/* a project no index has, or whose page lists nothing (a typo, a broken
 		 * mirror), is not a stack question; one with no file for this platform is */
 		if (prov->candidates(prov->ctx, active[each.stripped[i].index].req->key, &cs, &n,
-				     &e2) == RR_E_NOTFOUND)
+				     &e2) == RR_E_NOTFOUND) {
 			r->not_found = true;
+			/* a page that lists only what the index may not say (issue 19) */
+			if (e2.msg && strstr(e2.msg, "the index page of"))
+				r->not_found_why = rr_xstrdup(e2.msg);
+		}
 		rr_error_release(&e2);
 	}
 	/* the input as written, every root line: what uv and pip would install */

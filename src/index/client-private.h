@@ -53,6 +53,7 @@ struct rr_index_src {
 	char *userpwd;  /* or NULL */
 	char *realm;
 	bool pypi_like; /* path ends in /simple/: the JSON API may sit beside it */
+	bool local;     /* a file:// index: its pages may link local files */
 };
 
 struct rr_index_proj_slot {
@@ -173,6 +174,10 @@ rr_err rr_index_meta_absorb_extract(struct rr_index_client *c, const struct rr_i
 /* a whole file (a spilled download, or a local file): its hash checked, its metadata read */
 rr_err rr_index_meta_absorb_file(struct rr_index_client *c, const struct rr_index_file *f,
 				 int fd, rr_error *err);
+
+/* an error reading f's archive names where it came from: its URL (redacted) in place
+ * of the bare filename the archive readers put first */
+void rr_index_blame_url(rr_error *err, const struct rr_index_file *f);
 
 /* ---- ranges.c ---- */
 

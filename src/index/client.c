@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "index/client-private.h"
 #include "rocm-resolve/util.h"
@@ -18,6 +19,7 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 			   rr_error *err)
 {
 	struct rr_index_client *c;
+	rr_err rc;
 	struct rr_fetch_opts fo = {
 		.timeout_ms = o->timeout_ms,
 		.retries = o->retries == 0 ? 3 : o->retries,
@@ -57,6 +59,7 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 			free(plain);
 		}
 		s->pypi_like = rr_str_endswith(s->url, "/simple/");
+		s->local = strncasecmp(s->url, "file:", 5) == 0;
 		c->nidx++;
 	}
 	if (!o->no_cache) {
@@ -87,9 +90,9 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	fo.deadline_ms = o->deadline_ms;
 	if (o->retries < 0)
 		fo.retries = 0;
-	if (rr_fetcher_new(&fo, &c->fetcher, err) != RR_OK) {
+	if ((rc = rr_fetcher_new(&fo, &c->fetcher, err)) != RR_OK) {
 		rr_index_client_free(c);
-		return RR_E_ENV;
+		return rc;
 	}
 	*ret = c;
 	return RR_OK;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +40,8 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 {
 	struct rr_fetcher *f;
 	const char *envs[] = {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT"};
+	const char *from = NULL;
+	struct stat st;
 
 	if (rr_curl_load(err) != RR_OK)
 		return RR_E_ENV;
@@ -53,12 +56,28 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 	if (f->o.backoff_ms <= 0)
 		f->o.backoff_ms = 100;
 	/* trust anchors as uv and pip take them: --cert, else the environment's bundle */
-	if (o->ca_file && *o->ca_file)
+	if (o->ca_file && *o->ca_file) {
 		f->cainfo = rr_xstrdup(o->ca_file);
+		from = "--cert";
+	}
 	for (size_t i = 0; !f->cainfo && i < RR_ARRAY_LEN(envs); i++) {
 		const char *v = getenv(envs[i]);
-		if (v && *v)
+		if (v && *v) {
 			f->cainfo = rr_xstrdup(v);
+			from = envs[i];
+		}
+	}
+	/* TLS reads the bundle when it connects: a FIFO with no writer there would block
+	 * past every deadline, so anything but a regular file is refused now */
+	if (f->cainfo && stat(f->cainfo, &st) == 0 && !S_ISREG(st.st_mode)) {
+		rr_fail(err, RR_E_USAGE, "%s '%s': cannot read it: it is %s, not a regular file",
+			from, f->cainfo,
+			S_ISDIR(st.st_mode)    ? "a directory"
+			: S_ISFIFO(st.st_mode) ? "a FIFO"
+					       : "a special file");
+		free(f->cainfo);
+		free(f);
+		return RR_E_USAGE;
 	}
 	if (o->ca_dir && *o->ca_dir)
 		f->capath = rr_xstrdup(o->ca_dir);

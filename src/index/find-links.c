@@ -81,31 +81,6 @@ static void copy_file(struct rr_index_file *dst, const struct rr_index_file *src
 #undef DUP
 }
 
-/* the project a dist's filename names (normalised), NULL if it names none */
-static char *file_project(const struct rr_index_file *f)
-{
-	const char *fn = f->filename;
-	const char *cut;
-	size_t vlen = f->version ? strlen(f->version) : 0;
-
-	if (f->is_wheel)
-		cut = strchr(fn, '-');
-	else
-		cut = vlen && strlen(fn) > vlen + 1 ? strstr(fn, f->version) : NULL;
-	if (!cut || cut == fn)
-		return NULL;
-	if (!f->is_wheel) {
-		/* the last "-<version>" */
-		const char *q = cut;
-		while ((q = strstr(q + 1, f->version)))
-			cut = q;
-		if (cut[-1] != '-')
-			return NULL;
-		cut--;
-	}
-	return rr_name_normalize_n(fn, (size_t)(cut - fn));
-}
-
 rr_err rr_index_fl_load(struct rr_index_client *c, rr_error *err)
 {
 	size_t cap = c->fl_files.nfiles;
@@ -142,6 +117,9 @@ rr_err rr_index_fl_load(struct rr_index_client *c, rr_error *err)
 			} else {
 				rc = rr_index_parse_html(g.body.buf, g.body.len, g.final_url,
 							 c->fl_redacted[i], &pr, err);
+				/* a remote page's links are never local files */
+				if (rc == RR_OK)
+					rr_index_project_keep(&pr, NULL, false);
 			}
 			free((char *)g.userpwd);
 			rr_index_get_release(&g);
@@ -168,7 +146,7 @@ void rr_index_fl_merge(struct rr_index_client *c, const char *key, struct rr_ind
 
 	for (size_t i = 0; i < c->fl_files.nfiles; i++) {
 		const struct rr_index_file *f = &c->fl_files.files[i];
-		RR_AUTOFREE char *proj = file_project(f);
+		RR_AUTOFREE char *proj = rr_index_file_project(f);
 		bool dup = false;
 		if (!proj || strcmp(proj, key) != 0)
 			continue;

@@ -185,6 +185,16 @@ void rr_index_utf8_put(struct rr_strbuf *sb, unsigned long cp);
 char **rr_index_file_strings(struct rr_index_file *f, char **v[RR_INDEX_FILE_NSTR]);
 /* leave out the wheels no Linux CPython can install (counted in nforeign) */
 void rr_index_project_drop_foreign(struct rr_index_project *p);
+/*
+ * index answers are data, never paths: leave out (counted in nignored) every file
+ * whose URL is not http(s) - file:// too, unless allow_file (a local index or
+ * --find-links location the user named) - and, with key, every file whose name is
+ * not a distribution of the project key (PEP 503 normalised), as pip and uv do.
+ * Returns how many went.
+ */
+size_t rr_index_project_keep(struct rr_index_project *p, const char *key, bool allow_file);
+/* the project a dist's filename names (normalised), NULL if it names none */
+char *rr_index_file_project(const struct rr_index_file *f);
 /* move every file's strings into one block (fewer allocations, less memory) */
 void rr_index_project_pack(struct rr_index_project *p);
 

@@ -249,7 +249,13 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	/* a page that lists no file at all (a broken mirror) is no project either: the
 	 * caller says so instead of "no version fits" */
 	if (!rc && proj && !proj->nfiles && !proj->nforeign && !dist)
-		return rr_fail(err, RR_E_NOTFOUND, "the index page of '%s' lists no files", key);
+		return proj->nignored
+			       ? rr_fail(err, RR_E_NOTFOUND,
+					 "the index page of '%s' lists no files of it (%zu ignored: "
+					 "named for another project, or not at an http(s) URL)",
+					 key, proj->nignored)
+			       : rr_fail(err, RR_E_NOTFOUND, "the index page of '%s' lists no files",
+					 key);
 	pk.key = rr_xstrdup(key);
 	if (proj && proj->nfiles) {
 		/* a page lists a release's files side by side: the same version text as

@@ -164,6 +164,25 @@ rr_err rr_index_meta_absorb_file(struct rr_index_client *c, const struct rr_inde
 	return rr_index_meta_absorb_extract(c, f, rc, &md, err);
 }
 
+void rr_index_blame_url(rr_error *err, const struct rr_index_file *f)
+{
+	RR_AUTOFREE char *u = NULL;
+	size_t n = strlen(f->filename);
+	const char *rest;
+
+	if (!err || !err->msg)
+		return;
+	u = rr_url_redact(f->url);
+	if (strncmp(err->msg, u, strlen(u)) == 0)
+		return; /* an HTTP answer's: it names the URL already */
+	rest = strncmp(err->msg, f->filename, n) == 0 && strncmp(err->msg + n, ": ", 2) == 0
+		       ? err->msg + n + 2
+		       : err->msg;
+	rest = rr_xasprintf("%s: %s", u, rest);
+	free(err->msg);
+	err->msg = (char *)rest;
+}
+
 /* a local dist (a --find-links directory's, or a file:// index's): read in place */
 static rr_err read_local(struct rr_index_client *c, const struct rr_index_file *f, rr_error *err)
 {
@@ -178,6 +197,8 @@ static rr_err read_local(struct rr_index_client *c, const struct rr_index_file *
 	} else {
 		rc = rr_index_meta_absorb_file(c, f, fd, err);
 		c->whole_files--; /* nothing was downloaded */
+		if (rc)
+			rr_index_blame_url(err, f);
 	}
 	if (fd >= 0)
 		close(fd);

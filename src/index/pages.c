@@ -109,6 +109,10 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->pending);
 	g->store_pending = false;
+	/* what the page says is data, a digest from the cache's too: only this project's
+	 * files, and local ones only from a local index */
+	if (rc == RR_OK)
+		rr_index_project_keep(p, g->key, s->local);
 	return rc;
 }
 
@@ -208,6 +212,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 			gs[i].defer_store = true;
 			gs[i].ready = page_ready;
 			gs[i].ready_ctx = (void *)s;
+			gs[i].key = pending[i];
 		}
 		rr_index_get_batch(c, gs, np);
 		/* the Simple API has no page (or keeps failing): PyPI-like hosts may still
@@ -229,6 +234,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 				api[napi].defer_store = true;
 				api[napi].ready = api_ready;
 				api[napi].ready_ctx = (void *)s;
+				api[napi].key = pending[i];
 				api[napi].fetch_i = i; /* reused as a back-reference */
 				napi++;
 			}

@@ -2,8 +2,9 @@
  * project.c - the page model every reader shares (index-private.h): a file is
  * taken from a page only when its name is a wheel's or an sdist's (the version
  * comes out of the name), links resolve against the page, hashes are lowercase
- * hex; a project's strings may be packed into one block (its arena), and the
- * wheels no Linux CPython can install are left out. The readers themselves:
+ * hex; a project's strings may be packed into one block (its arena), the wheels
+ * no Linux CPython can install are left out, and so is what a page may not list
+ * (another project's files, links that are not http(s) on a remote page). The readers themselves:
  * parse-json.c (PEP 691), parse-html.c (PEP 503), parse-jsonapi.c (the Warehouse
  * JSON API), digest.c (a parsed page as the cache keeps it).
  */
@@ -12,6 +13,7 @@
 #include <strings.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/util.h"
 
 static void file_release(struct rr_index_file *f)
@@ -279,21 +281,103 @@ static bool foreign_wheel(const struct rr_index_file *f)
 	       !tag_set_has(dash[0] + 1, (size_t)(dash[1] - dash[0] - 1), pys);
 }
 
-void rr_index_project_drop_foreign(struct rr_index_project *p)
+/* the files drop() says no to leave p; returns how many */
+static size_t drop_files(struct rr_index_project *p,
+			 bool (*drop)(const struct rr_index_file *f, void *ctx), void *ctx)
 {
-	size_t w = 0;
+	size_t w = 0, n = p->nfiles;
 
 	for (size_t i = 0; i < p->nfiles; i++) {
-		if (foreign_wheel(&p->files[i])) {
+		if (drop(&p->files[i], ctx)) {
 			if (!p->arena)
 				file_release(&p->files[i]);
-			p->nforeign++;
 			continue;
 		}
 		p->files[w++] = p->files[i];
 	}
 	p->nfiles = w;
 	/* the array is kept as long as the project: give back what the others took */
-	if (p->nforeign)
+	if (w < n)
 		p->files = rr_xrealloc(p->files, (w ? w : 1) * sizeof(*p->files));
+	return n - w;
+}
+
+static bool drop_foreign(const struct rr_index_file *f, void *ctx)
+{
+	(void)ctx;
+	return foreign_wheel(f);
+}
+
+void rr_index_project_drop_foreign(struct rr_index_project *p)
+{
+	p->nforeign += drop_files(p, drop_foreign, NULL);
+}
+
+/*
+ * the length of the name part of a dist's filename, 0 when it has none: a wheel's
+ * name runs to its first '-', an sdist's to the '-' before its version (the last
+ * place the version the name gave stands)
+ */
+static size_t name_len(const struct rr_index_file *f)
+{
+	const char *fn = f->filename;
+	const char *cut;
+	size_t vlen = f->version ? strlen(f->version) : 0;
+
+	if (f->is_wheel)
+		cut = strchr(fn, '-');
+	else
+		cut = vlen && strlen(fn) > vlen + 1 ? strstr(fn, f->version) : NULL;
+	if (!cut || cut == fn)
+		return 0;
+	if (!f->is_wheel) {
+		const char *q = cut;
+		while ((q = strstr(q + 1, f->version)))
+			cut = q;
+		if (cut[-1] != '-')
+			return 0;
+		cut--;
+	}
+	return (size_t)(cut - fn);
+}
+
+char *rr_index_file_project(const struct rr_index_file *f)
+{
+	size_t n = name_len(f);
+
+	return n ? rr_name_normalize_n(f->filename, n) : NULL;
+}
+
+struct keep {
+	const char *key;
+	bool allow_file;
+	struct rr_strbuf name;
+};
+
+static bool drop_unlisted(const struct rr_index_file *f, void *ctx)
+{
+	struct keep *k = ctx;
+	const char *u = f->url;
+	size_t n;
+
+	if (strncasecmp(u, "https://", 8) != 0 && strncasecmp(u, "http://", 7) != 0 &&
+	    !(k->allow_file && strncasecmp(u, "file://", 7) == 0))
+		return true;
+	if (!k->key)
+		return false;
+	if (!(n = name_len(f)))
+		return true;
+	rr_strbuf_reset(&k->name);
+	rr_name_normalize_into(f->filename, n, &k->name);
+	return strcmp(k->name.buf, k->key) != 0;
+}
+
+size_t rr_index_project_keep(struct rr_index_project *p, const char *key, bool allow_file)
+{
+	struct keep k = {.key = key, .allow_file = allow_file, .name = RR_STRBUF_INIT};
+	size_t n = drop_files(p, drop_unlisted, &k);
+
+	rr_strbuf_release(&k.name);
+	p->nignored += n;
+	return n;
 }

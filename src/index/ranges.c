@@ -279,6 +279,8 @@ rr_err rr_index_fetch_dists(struct rr_index_client *c, const struct rr_index_fil
 				break;
 			}
 			rc = job_step(c, j, g, err);
+			if (rc)
+				rr_index_blame_url(err, j->f);
 			if (rc == RR_OK && was == ST_WHOLE && j->stage != ST_DONE) {
 				RR_AUTOFREE char *u = rr_url_redact(g->url);
 				rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);

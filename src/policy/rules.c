@@ -1,12 +1,14 @@
 /* the only file that uses PCRE2 (and the policy's JSON) */
 #define PCRE2_CODE_UNIT_WIDTH 8
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 #include <pcre2.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/policy.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/util.h"
@@ -372,9 +374,19 @@ rr_err rr_policy_load_buffer(struct rr_policy *pol, const char *data, size_t len
 rr_err rr_policy_load_file(struct rr_policy *pol, const char *path, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	RR_AUTOFREE char *shown = rr_xasprintf("'%s'", path);
 	rr_err rc;
 
-	rc = rr_strbuf_read_file(&sb, path, RR_POLICY_MAX_FILE, err);
+	/* a regular file ("-": standard input, as asked): a FIFO with no writer must not
+	 * hold the run, nor read as an empty policy */
+	if (strcmp(path, "-") == 0)
+		rc = rr_strbuf_read_file(&sb, path, RR_POLICY_MAX_FILE, err);
+	else if ((rc = rr_file_read(AT_FDCWD, path, RR_POLICY_MAX_FILE, 0, shown, &sb, err)) ==
+		 RR_E_NOTFOUND) {
+		rc = RR_E_IO;
+		if (err)
+			err->code = rc;
+	}
 	if (rc)
 		return rc;
 	return rr_policy_load_buffer(pol, sb.buf, sb.len, path, err);

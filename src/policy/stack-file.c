@@ -9,6 +9,7 @@
  * than protecting less. One distribution a line, so a committed stack file diffs well.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
@@ -292,33 +294,18 @@ rr_err rr_stack_file_parse(const char *text, size_t len, const char *origin,
 rr_err rr_stack_file_load(const char *path, struct rr_venv **ret, rr_error *err)
 {
 	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
-	FILE *f;
-	size_t n;
+	RR_AUTOFREE char *shown = rr_xasprintf("stack file '%s'", path);
+	rr_err rc;
 
-	f = fopen(path, "rb");
-	if (!f)
-		return rr_fail(err, RR_E_IO, "cannot open stack file '%s': %s", path,
-			       strerror(errno));
-	for (;;) {
-		rr_strbuf_grow(&buf, 65536);
-		n = fread(buf.buf + buf.len, 1, buf.alloc - buf.len - 1, f);
-		rr_strbuf_setlen(&buf, buf.len + n);
-		if (buf.len > RR_STACK_FILE_MAX) {
-			fclose(f);
-			return rr_fail(err, RR_E_LIMIT,
-				       "stack file '%s' is larger than the limit of %u bytes", path,
-				       RR_STACK_FILE_MAX);
-		}
-		if (n == 0)
-			break;
+	/* a regular file only: a FIFO with no writer would hold the run past --timeout */
+	rc = rr_file_read(AT_FDCWD, path, RR_STACK_FILE_MAX, 0, shown, &buf, err);
+	if (rc == RR_E_NOTFOUND) {
+		rc = RR_E_IO;
+		if (err)
+			err->code = rc;
 	}
-	if (ferror(f)) {
-		int e = errno;
-		fclose(f);
-		return rr_fail(err, RR_E_IO, "cannot read stack file '%s': %s", path,
-			       strerror(e));
-	}
-	fclose(f);
+	if (rc)
+		return rc;
 	return rr_stack_file_parse(buf.buf, buf.len, path, ret, err);
 }
 

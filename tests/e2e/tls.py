@@ -3,7 +3,8 @@
 certificate from a private CA (made here with openssl). Without the CA the index is
 refused (exit 3, naming the certificate problem); --cert FILE, $SSL_CERT_FILE and
 $SSL_CERT_DIR (a c_rehash'd directory) each make it trusted; an unreadable --cert is a
-usage error (exit 2)."""
+usage error (exit 2), and so is a FIFO there or in $SSL_CERT_FILE (issue 19: it was waited on
+for ever, past --timeout)."""
 import os
 import shutil
 import subprocess
@@ -58,12 +59,13 @@ def main():
             f.write("rr-parent\n")
         venv = os.path.join(E.SRC, "fixtures", "venvs", "rocm72")
 
-        def run(extra=(), **env):
+        def run(extra=(), timeout=120, **env):
             e = E.clean_env(**env)
             for k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
                 if k not in env:
                     e.pop(k, None)
-            return E.rr(["--venv", venv, "--no-cache", "-i", url + "/simple/", *extra, req], env=e)
+            return E.rr(["--venv", venv, "--no-cache", "-i", url + "/simple/", *extra, req], env=e,
+                        timeout=timeout)
 
         r = run()
         check("an untrusted certificate is refused: exit 3, naming the certificate",
@@ -78,6 +80,19 @@ def main():
         r = run(["--cert", os.path.join(work, "missing.pem")])
         check("an unreadable --cert is a usage error (exit 2)", r.returncode == 2 and "--cert" in r.stderr,
               r.stderr)
+        # issue 19 item 6: a FIFO with no writer as the bundle; before, TLS blocked opening it,
+        # past --timeout, for ever
+        fifo = os.path.join(work, "fifo.pem")
+        os.mkfifo(fifo)
+        for what, extra, env in (("--cert", ["--cert", fifo], {}),
+                                 ("$SSL_CERT_FILE", [], {"SSL_CERT_FILE": fifo})):
+            try:
+                r = run(["--timeout", "5", *extra], timeout=30, **env)
+                ok, detail = r.returncode == 2 and "it is a FIFO" in r.stderr, r.stderr
+            except subprocess.TimeoutExpired:
+                ok, detail = False, "still running 30 s later (--timeout 5)"
+            check(f"a FIFO as {what} is refused at once (exit 2, naming it), not waited on", ok,
+                  detail)
     finally:
         if proc:
             proc.terminate()

@@ -31,6 +31,13 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/hang/...            accept the connection, never answer
   /_fault/emptypages/...      project pages list no files (a broken mirror)
   /_fault/credlinks/...        file links on pages are absolute and carry alice:s3cretpw@
+  /_fault/filelinks/...       a hostile index: file links on pages are file:// URLs of a copy
+                              of each file (and its .metadata) in a local scratch directory
+                              (JSON: absolute; HTML: relative, under <base href="file://<dir>/">)
+  /_fault/imposter/<name>/... a hostile index: every project page lists the files of <name>
+  /_fault/nohash/...          project pages give no file hashes (with garbage/: a damaged
+                              archive is found by reading it, not by its hash)
+  /_fault/garbage/...         files (not .metadata) are 64 KiB of text, no archive at all
   /_fault/many/<n>/...        project pages list n extra synthetic releases (1.<i>), whose
                               files do not exist (CPU benchmarks of page handling)
   /_fault/zeros/<mib>/...     project pages list one sdist, <name>-0.1.tar.gz: PKG-INFO
@@ -40,15 +47,20 @@ Path prefixes change behaviour per request (they stack, outermost first):
 Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
 """
 import argparse
+import atexit
 import base64
 import hashlib
 import html
 import io
 import json
+import os
 import re
+import shutil
+import signal
 import socket
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -299,7 +311,24 @@ def file_href(idx, fn):
     return "../../files/" + q  # relative to /<mount>/<project>/
 
 
-def page_entries(idx, key, rels, faults=(), params=None, prefix="", host=""):
+def local_copy(state, idx, fn):
+    """the path of a copy of file fn in the server's scratch directory (made on first use)"""
+    with state.lock:
+        if state.scratch is None:
+            state.scratch = tempfile.mkdtemp(prefix="rr-fixture-local-")
+            atexit.register(shutil.rmtree, state.scratch, True)
+        path = os.path.join(state.scratch, fn)
+        if not os.path.exists(path):
+            data, _, meta = idx.files[fn]
+            with open(path, "wb") as f:
+                f.write(data)
+            if meta:  # what a client that follows the link reads first (PEP 658)
+                with open(path + ".metadata", "wb") as f:
+                    f.write(meta)
+    return path
+
+
+def page_entries(idx, key, rels, faults=(), params=None, prefix="", host="", state=None):
     """the files a project page lists: (filename, href, sha256 or None, size, requires-python,
     yanked reason or None, metadata sha256 or None)"""
     params = params or {}
@@ -317,7 +346,10 @@ def page_entries(idx, key, rels, faults=(), params=None, prefix="", host=""):
                 base_dir = idx.mount[: -len("simple/")]
                 href = (f"http://{params['credlinks']}@{host}{prefix}{base_dir}files/"
                         + urllib.parse.quote(fn))
-            out.append((fn, href, sha(data), len(data), rel.pyr, rel.yanked,
+            if "filelinks" in faults:
+                href = "file://" + urllib.parse.quote(local_copy(state, idx, fn))
+            out.append((fn, href, None if "nohash" in faults else sha(data), len(data), rel.pyr,
+                        rel.yanked,
                         sha(meta) if has_meta(idx, rel, fn) else None))
     for i in range(params.get("many", 0)):
         fn = f"{escape_name(key)}-1.{i}-py3-none-any.whl"
@@ -345,12 +377,17 @@ def project_json(idx, key, rels, entries):
     return json.dumps(doc, indent=1).encode()
 
 
-def project_html(idx, key, rels, entries):
+def project_html(idx, key, rels, entries, base=None):
+    """base: a <base href> the links are written relative to"""
     out = ["<!DOCTYPE html>", "<html>", "  <head>",
            '    <meta name="pypi:repository-version" content="1.1">',
-           f"    <title>Links for {html.escape(key)}</title>", "  </head>", "  <body>",
-           f"    <h1>Links for {html.escape(key)}</h1>"]
+           f"    <title>Links for {html.escape(key)}</title>"]
+    if base:
+        out.append(f'    <base href="{html.escape(base)}">')
+    out += ["  </head>", "  <body>", f"    <h1>Links for {html.escape(key)}</h1>"]
     for fn, href, digest, size, pyr, yanked, meta_sha in entries:
+        if base and href.startswith(base):
+            href = href[len(base):]
         attrs = [f'href="{html.escape(href)}' + (f'#sha256={digest}"' if digest else '"')]
         if pyr and idx.flavour == "pypi":
             attrs.append(f'data-requires-python="{html.escape(pyr)}"')
@@ -489,6 +526,7 @@ class State:
         self.ranges = 0  # range requests answered 206/416
         self.bytes = 0  # body bytes sent with 200/206
         self.blobs = {}  # synthetic files by name
+        self.scratch = None  # local copies of files (/_fault/filelinks/)
 
 
 def make_handler(state):
@@ -608,9 +646,15 @@ def make_handler(state):
                     elif n_seen < n:
                         faults.add(kind)
                     continue
-                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages)(/.*)$", rest)
+                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages|filelinks|nohash|garbage)(/.*)$", rest)
                 if m:
                     faults.add(m.group(1))
+                    rest = m.group(2)
+                    continue
+                m = re.match(r"/_fault/imposter/([^/]+)(/.*)$", rest)
+                if m:
+                    faults.add("imposter")
+                    self.params["imposter"] = normalize(m.group(1))
                     rest = m.group(2)
                     continue
                 m = re.match(r"/_fault/credlinks(/.*)$", rest)
@@ -693,15 +737,20 @@ def make_handler(state):
                     loc = self.path[: len(self.path) - len(sub)] + key + "/"
                     return self.send(301, b"", headers=[("Location", loc)])
                 rels = idx.projects.get(key)
+                if "imposter" in faults:
+                    rels = idx.projects.get(self.params["imposter"])
                 if "zeros" in faults:
                     rels = rels or []
                 elif not rels or all("nosimple" in r.flags for r in rels):
                     return self.send(404, b"not found\n", headers=[("Cache-Control", "max-age=600")])
                 ents = page_entries(idx, key, rels, faults, self.params, self.prefix,
-                                    self.headers.get("Host", ""))
+                                    self.headers.get("Host", ""), state)
+                base = None
+                if "filelinks" in faults and state.scratch:
+                    base = "file://" + urllib.parse.quote(state.scratch) + "/"
                 if idx.flavour == "pytorch":
-                    return self.send(200, project_html(idx, key, rels, ents), "text/html", page_cc,
-                                     faults)
+                    return self.send(200, project_html(idx, key, rels, ents, base), "text/html",
+                                     page_cc, faults)
                 mt = negotiate(self.headers.get("Accept"))
                 if mt is None:
                     return self.send(406, b"not acceptable\n")
@@ -721,7 +770,8 @@ def make_handler(state):
                     if "badjson" in faults:
                         body = body[: len(body) // 3]
                     return self.send(200, body, mt, page_cc, faults)
-                return self.send(200, project_html(idx, key, rels, ents), mt, page_cc, faults)
+                return self.send(200, project_html(idx, key, rels, ents, base), mt, page_cc,
+                                 faults)
             self.send(404, b"not found\n")
 
         def serve_file(self, idx, fn, faults, cc):
@@ -744,7 +794,8 @@ def make_handler(state):
             if not ent:
                 return self.send(404, b"not found\n")
             ctype = "application/zip" if fn.endswith((".whl", ".zip")) else "application/x-tar"
-            return self.send(200, corrupt(ent[0], faults), ctype, cc, faults, ranges=True)
+            body = b"no archive here\n" * 4096 if "garbage" in faults else corrupt(ent[0], faults)
+            return self.send(200, body, ctype, cc, faults, ranges=True)
 
     return H
 
@@ -771,9 +822,10 @@ def main():
     if a.port_file:
         with open(a.port_file + ".tmp", "w") as fh:
             fh.write(f"{srv.server_address[1]}\n")
-        import os
         os.replace(a.port_file + ".tmp", a.port_file)
     print(url, flush=True)
+    # a SIGTERM ends the run through SystemExit, so that atexit removes the scratch directory
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

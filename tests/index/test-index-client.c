@@ -1100,6 +1100,117 @@ static void test_index_priority(void **state)
 	rr_index_client_free(c);
 }
 
+/* issue 19 item 3: a remote page's links are data, never local paths (a file:// URL in a
+ * JSON page, a relative link under <base href="file://...">); before, the client took
+ * them and opened the local files */
+static void test_remote_file_links(void **state)
+{
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	c = client(NULL, 1, "/_fault/filelinks/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 0);
+	assert_int_equal(p->nignored, 1);
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 0);
+	assert_true(p->nignored > 1);
+	rr_index_client_free(c);
+	c = client(NULL, 1, "/_fault/filelinks/whl/rocm6.4/");
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 0);
+	assert_true(p->nignored > 1);
+	rr_index_client_free(c);
+	/* the same pages without the fault: every file stands */
+	c = client(NULL, 1, "/whl/rocm6.4/");
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	assert_true(p->nfiles > 1);
+	assert_int_equal(p->nignored, 0);
+	rr_index_client_free(c);
+}
+
+/* issue 19 item 4: a page's files of another project are not the project's (pip and uv
+ * skip them), nor are those of another project's page digest planted in the cache;
+ * before, 'idna' got numpy's wheels and a lock pinned their hashes */
+static void test_other_project_files(void **state)
+{
+	char dir[512];
+	struct rr_index_opts o = {0};
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	RR_AUTOFREE char *from = NULL;
+	RR_AUTOFREE char *to = NULL;
+	RR_AUTOFREE char *numpy_url = rr_xasprintf("%s/simple/numpy/", base);
+	RR_AUTOFREE char *idna_url = rr_xasprintf("%s/simple/idna/", base);
+	(void)state;
+
+	c = client(NULL, 1, "/_fault/imposter/numpy/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 0);
+	assert_true(p->nignored > 1);
+	/* its own page still lists its own files */
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_true(p->nfiles > 1);
+	assert_int_equal(p->nignored, 0);
+	rr_index_client_free(c);
+
+	snprintf(dir, sizeof(dir), "%s/planted", cachedir);
+	o.cache_dir = dir;
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_get_project(c, "numpy", &p, &err), RR_OK);
+	assert_true(p->nfiles > 1);
+	rr_index_client_free(c);
+	from = rr_cache_path(dir, "simple", numpy_url);
+	to = rr_cache_path(dir, "simple", idna_url);
+	{
+		char cmd[2048];
+		snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", to, from,
+			 to);
+		assert_int_equal(system(cmd), 0);
+	}
+	o.offline = true;
+	c = client_opts(&o, "/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 0);
+	assert_true(p->nignored > 1);
+	rr_index_client_free(c);
+}
+
+/* issue 19 item 9: an archive that cannot be read is named by the URL it came from (the
+ * index, the mirror path), whether read by ranges or downloaded whole; before, only the
+ * dist's filename */
+static void test_archive_error_names_url(void **state)
+{
+	static const char *const paths[] = {"/_fault/garbage/_fault/nohash/_fault/nometa/simple",
+					    "/_fault/garbage/_fault/noranges/_fault/nohash/"
+					    "_fault/nometa/simple"};
+	static const char *const projects[] = {"idna", "rr-static-sdist"};
+	(void)state;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(paths); i++) {
+		for (size_t k = 0; k < RR_ARRAY_LEN(projects); k++) {
+			struct rr_index_client *c = client(NULL, 1, paths[i]);
+			const struct rr_index_project *p;
+			rr_error err = RR_ERROR_INIT;
+			const char *txt;
+			assert_int_equal(rr_index_get_project(c, projects[k], &p, &err), RR_OK);
+			assert_int_equal(p->nfiles, 1);
+			assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, NULL, &err),
+					 RR_E_ARCHIVE);
+			/* the URL as the page gave it, resolved: .../files/<filename>: <why> */
+			assert_true(strncmp(err.msg, base, strlen(base)) == 0);
+			assert_non_null(strstr(err.msg, "/files/"));
+			assert_non_null(strstr(err.msg, p->files[0].filename));
+			assert_non_null(strstr(err.msg, "_fault/garbage/"));
+			rr_error_release(&err);
+			rr_index_client_free(c);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1127,6 +1238,9 @@ int main(void)
 		cmocka_unit_test(test_provider_crawl),
 		cmocka_unit_test(test_find_links),
 		cmocka_unit_test(test_index_priority),
+		cmocka_unit_test(test_remote_file_links),
+		cmocka_unit_test(test_other_project_files),
+		cmocka_unit_test(test_archive_error_names_url),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
