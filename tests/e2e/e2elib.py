@@ -294,5 +294,24 @@ def plan_names(plan_text):
     return out
 
 
+class Tap:
+    """numbered 'ok N - name' / 'not ok N - name' lines (the detail indented under a
+    failure) and the closing 'N passed, M failed' line; .status() is the exit code"""
+
+    def __init__(self):
+        self.n, self.fails = 0, []
+
+    def check(self, name, ok, detail=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} - {name}")
+        if not ok:
+            self.fails.append(name)
+            print("    " + str(detail).replace("\n", "\n    "))
+
+    def status(self):
+        print(f"{self.n - len(self.fails)} passed, {len(self.fails)} failed")
+        return 1 if self.fails else 0
+
+
 def now():
     return time.perf_counter()

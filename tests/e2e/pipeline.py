@@ -39,16 +39,8 @@ def main():
     if not uv:
         E.skip("uv not found")
     work = tempfile.mkdtemp(prefix="rr-pipeline-")
-    fails = []
-    n = 0
-
-    def check(name, ok, detail=""):
-        nonlocal n
-        n += 1
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            fails.append(name)
-            print("    " + str(detail).replace("\n", "\n    "))
+    tap = E.Tap()
+    check = tap.check
 
     def write(name, text):
         p = os.path.join(work, name)
@@ -277,8 +269,7 @@ def main():
                       r.stdout + "\n--- uv\n" + vu.log + "\n--- pip\n" + vp.log)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{n - len(fails)} passed, {len(fails)} failed")
-    return 1 if fails else 0
+    return tap.status()
 
 
 if __name__ == "__main__":

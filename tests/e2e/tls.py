@@ -21,15 +21,8 @@ def main():
     if not shutil.which("openssl"):
         E.skip("openssl not found")
     work = tempfile.mkdtemp(prefix="rr-tls-")
-    fails, n = [], 0
-
-    def check(name, ok, detail=""):
-        nonlocal n
-        n += 1
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            fails.append(name)
-            print("    " + str(detail).replace("\n", "\n    "))
+    tap = E.Tap()
+    check = tap.check
 
     def ssl(*args):
         subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=work)
@@ -98,8 +91,7 @@ def main():
             proc.terminate()
             proc.wait()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{n - len(fails)} passed, {len(fails)} failed")
-    return 1 if fails else 0
+    return tap.status()
 
 
 if __name__ == "__main__":

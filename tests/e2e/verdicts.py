@@ -46,16 +46,8 @@ def main():
     sys.argv = argv
     schema = json.load(open(os.path.join(E.SRC, "data", "plan.schema.json")))
     work = tempfile.mkdtemp(prefix="rr-verdicts-")
-    fails = []
-    n = 0
-
-    def check(name, ok, detail=""):
-        nonlocal n
-        n += 1
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            fails.append(name)
-            print("    " + str(detail).replace("\n", "\n    "))
+    tap = E.Tap()
+    check = tap.check
 
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
@@ -195,8 +187,7 @@ def main():
                       c.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{n - len(fails)} passed, {len(fails)} failed")
-    return 1 if fails else 0
+    return tap.status()
 
 
 if __name__ == "__main__":
