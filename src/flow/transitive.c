@@ -939,6 +939,25 @@ static bool reaches(const struct ctx *c, const struct rr_solution *sol, const ch
 	return found;
 }
 
+/* what to do instead of the line root, whose closure holds b (a build that needs
+ * torch): the command first, then the policy's word on it */
+static char *build_why(const char *root, const struct rr_solved *b,
+		       const struct rr_policy_rule *rule)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	if (strcmp(root, b->key) == 0)
+		rr_strbuf_adds(&sb, "no wheel here, and its build needs torch: ");
+	else
+		rr_strbuf_addf(&sb, "needs %s, which has no wheel here and builds against torch: ",
+			       b->key);
+	rr_strbuf_addf(&sb, "pip install --no-build-isolation %s==%s%s\n%s", b->key, b->version,
+		       strcmp(root, b->key) ? " first" : "", rule->reason);
+	if (rule->rocm)
+		rr_strbuf_addf(&sb, "; on ROCm: %s", rule->rocm);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
 /*
  * a release the plan would have the installer build (no wheel for the venv) whose
  * build needs torch (policy torch_build): in its own isolated environment the
@@ -972,17 +991,7 @@ static size_t drop_torch_builds(struct ctx *c, const struct rr_root_requirement 
 			dropped++;
 			ir = item_result(c->res, items[r]);
 			free(ir->build_why);
-			ir->build_why = rr_xasprintf(
-				"%s%s%s: pip install --no-build-isolation %s==%s%s\n%s%s%s",
-				strcmp(roots[r].req->key, b->key) ? "needs " : "",
-				strcmp(roots[r].req->key, b->key) ? b->key : "",
-				strcmp(roots[r].req->key, b->key) ? ", which has no wheel here and builds "
-								    "against torch"
-								  : "no wheel here, and its build needs "
-								    "torch",
-				b->key, b->version,
-				strcmp(roots[r].req->key, b->key) ? " first" : "", rule->reason,
-				rule->rocm ? "; on ROCm: " : "", rule->rocm ? rule->rocm : "");
+			ir->build_why = build_why(roots[r].req->key, b, rule);
 		}
 	}
 	return dropped;
