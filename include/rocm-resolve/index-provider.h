@@ -39,10 +39,6 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /* the index file behind a candidate, NULL for an installed-only one */
 const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c);
-/* why a candidate's dependencies are unknown (c->deps_unknown), e.g. "flash_attn-2.8.3.tar.gz:
- * the dependencies are only known after a build: its PKG-INFO predates Metadata-Version
- * 2.2, ..."; NULL when they are known */
-const char *rr_index_provider_unknown_why(const struct rr_candidate *c);
 size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret);
 struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip);
 

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/requirement.h"
 #include "rocm-resolve/version.h"
 
 struct rr_candidate {
@@ -48,6 +49,21 @@ struct rr_candidate {
 	bool sdist;
 };
 
+/*
+ * one Requires-Dist line of a candidate, parsed once by the provider that hands it
+ * out (rr_dependencies_parse); valid as long as the provider
+ */
+struct rr_dependency {
+	const char *text;	  /* the line as written (borrowed from the provider) */
+	rr_err rc;		  /* RR_OK: req holds the line parsed; else it is invalid ... */
+	char *why;		  /* ... and this says why */
+	struct rr_requirement req;
+};
+
+/* lines[0..n) parsed, one entry each (text borrowed from lines) */
+struct rr_dependency *rr_dependencies_parse(const char *const *lines, size_t n);
+struct rr_dependency *rr_dependencies_free(struct rr_dependency *d, size_t n);
+
 struct rr_provider {
 	void *ctx;
 	/*
@@ -57,9 +73,10 @@ struct rr_provider {
 	 */
 	rr_err (*candidates)(void *ctx, const char *key, const struct rr_candidate **ret,
 			     size_t *n, rr_error *err);
-	/* Requires-Dist of one candidate as requirement strings (borrowed, valid until freed) */
+	/* Requires-Dist of one candidate, each line parsed once (borrowed, valid until the
+	 * provider is freed) */
 	rr_err (*dependencies)(void *ctx, const char *key, const struct rr_candidate *c,
-			       const char *const **ret, size_t *n, rr_error *err);
+			       const struct rr_dependency **ret, size_t *n, rr_error *err);
 	/* optional hints: these keys / candidates will be asked for soon */
 	void (*prefetch)(void *ctx, const char *const *keys, size_t n);
 	void (*prefetch_deps)(void *ctx, const char *key, const struct rr_candidate *const *cs,

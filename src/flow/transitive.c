@@ -69,9 +69,7 @@ struct ctx {
 	struct held *held; /* one per solved package, by solution index */
 	/* what the solution asks of each solved package, built once: the specifier sets
 	 * of every applicable dependency line of every solved release, by solution index */
-	struct incoming *in_specs;
-	struct rr_requirement **parsed; /* the dependency lines those point into */
-	size_t nparsed, cap_parsed;
+	struct incoming *in_specs; /* pointing into the provider's parsed lines */
 	/* the input as written, resolved as pip (and uv) would: where a release outside
 	 * the solution is looked up; NULL when not resolved (yet) */
 	const struct rr_solution *aw;
@@ -218,7 +216,7 @@ static void build_incoming(struct ctx *c)
 	c->in_specs = rr_xcalloc(n + 1, sizeof(*c->in_specs));
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
-		const char *const *deps;
+		const struct rr_dependency *deps;
 		size_t nd;
 		rr_error err = RR_ERROR_INIT;
 
@@ -228,16 +226,12 @@ static void build_incoming(struct ctx *c)
 			continue;
 		}
 		for (size_t k = 0; k < nd; k++) {
-			struct rr_requirement *dep = rr_xmalloc(sizeof(*dep));
+			const struct rr_requirement *dep = &deps[k].req;
 			size_t j;
-			*dep = (struct rr_requirement)RR_REQUIREMENT_INIT;
-			if (rr_requirement_parse(deps[k], dep, NULL) || !dep->key ||
-			    !applies(c, dep, s) || (j = solved_index(c, dep->key)) == (size_t)-1) {
-				rr_requirement_release(dep);
-				free(dep);
+			if (deps[k].rc || !dep->key || !applies(c, dep, s) ||
+			    (j = solved_index(c, dep->key)) == (size_t)-1)
 				continue;
-			}
-			RR_PUSH(c->parsed, c->nparsed, c->cap_parsed) = dep;
+			/* the provider's parse, valid as long as it is */
 			RR_PUSH(c->in_specs[j].v, c->in_specs[j].n, c->in_specs[j].cap) = &dep->spec;
 		}
 	}
@@ -245,15 +239,9 @@ static void build_incoming(struct ctx *c)
 
 static void free_incoming(struct ctx *c)
 {
-	for (size_t i = 0; i < c->nparsed; i++) {
-		rr_requirement_release(c->parsed[i]);
-		free(c->parsed[i]);
-	}
-	free(c->parsed);
 	for (size_t i = 0; c->in_specs && i < rr_solution_count(c->sol); i++)
 		free(c->in_specs[i].v);
 	free(c->in_specs);
-	c->parsed = NULL;
 	c->in_specs = NULL;
 }
 
@@ -443,7 +431,7 @@ static const char *outside_cause(struct ctx *c, const char *key, const char *con
 static char *release_cause(struct ctx *c, const char *key, const char *const *extras,
 			   size_t nextras, const struct rr_candidate *rel, int depth)
 {
-	const char *const *deps;
+	const struct rr_dependency *deps;
 	size_t n;
 	rr_error err = RR_ERROR_INIT;
 	char *cause = NULL;
@@ -453,51 +441,45 @@ static char *release_cause(struct ctx *c, const char *key, const char *const *ex
 		return NULL;
 	}
 	for (size_t k = 0; !cause && k < n; k++) {
-		struct rr_requirement dep = RR_REQUIREMENT_INIT;
+		const struct rr_requirement *dep = &deps[k].req;
 		const struct rr_protected *p;
 		const char *rule;
 
-		if (rr_requirement_parse(deps[k], &dep, NULL))
+		if (deps[k].rc || !dep->key || !applies_x(c, dep, extras, nextras))
 			continue;
-		if (!dep.key || !applies_x(c, &dep, extras, nextras)) {
-			rr_requirement_release(&dep);
-			continue;
-		}
-		RR_AUTOFREE char *spec = req_text(&dep);
-		if ((p = rr_stack_lookup(c->in->stack, dep.key))) {
+		RR_AUTOFREE char *spec = req_text(dep);
+		if ((p = rr_stack_lookup(c->in->stack, dep->key))) {
 			if (p->dist && p->dist->version_ok &&
-			    !rr_specset_contains(&dep.spec, &p->dist->version, RR_PRE_POLICY_ALLOW))
+			    !rr_specset_contains(&dep->spec, &p->dist->version, RR_PRE_POLICY_ALLOW))
 				cause = rr_xasprintf("%s %s requires %s; the protected %s is %s", key,
 						     rel->version_text, spec, p->name, p->version);
-		} else if ((rule = rr_policy_match_cuda_only(c->in->policy, dep.key))) {
+		} else if ((rule = rr_policy_match_cuda_only(c->in->policy, dep->key))) {
 			cause = rr_xasprintf("%s %s requires %s, a CUDA-only package", key,
 					     rel->version_text, spec);
-		} else if ((p = clashes_with(c, dep.key)) && !c->in->allow_excludes) {
+		} else if ((p = clashes_with(c, dep->key)) && !c->in->allow_excludes) {
 			cause = rr_xasprintf("%s %s requires %s, which would overwrite the files of the "
 					     "protected %s %s",
 					     key, rel->version_text, spec, p->name, p->version);
 		} else {
-			size_t j = solved_index(c, dep.key);
+			size_t j = solved_index(c, dep->key);
 			const struct rr_solved *o = j == (size_t)-1 ? NULL : rr_solution_at(c->sol, j);
 			const char *sub = NULL;
 			if (o && o->candidate &&
-			    rr_specset_contains(&dep.spec, &o->candidate->version, RR_PRE_POLICY_ALLOW)) {
-				rr_requirement_release(&dep);
+			    rr_specset_contains(&dep->spec, &o->candidate->version, RR_PRE_POLICY_ALLOW))
 				continue; /* the solution's release fits: not the cause */
-			}
 			if (o && o->candidate)
 				sub = held_cause(c, j);
 			if (!sub) {
 				/* not in the solution, or held for no stack reason: the release an
 				 * installer would take for this line */
-				const struct rr_candidate *w = taken_release(c, &dep);
-				RR_AUTOFREE char **ex = rr_xcalloc(dep.nextras + 1, sizeof(*ex));
-				for (size_t e = 0; e < dep.nextras; e++)
-					ex[e] = rr_name_normalize(dep.extras[e]);
+				const struct rr_candidate *w = taken_release(c, dep);
+				RR_AUTOFREE char **ex = rr_xcalloc(dep->nextras + 1, sizeof(*ex));
+				for (size_t e = 0; e < dep->nextras; e++)
+					ex[e] = rr_name_normalize(dep->extras[e]);
 				if (w)
-					sub = outside_cause(c, dep.key, (const char *const *)ex,
-							    dep.nextras, w, depth);
-				for (size_t e = 0; e < dep.nextras; e++)
+					sub = outside_cause(c, dep->key, (const char *const *)ex,
+							    dep->nextras, w, depth);
+				for (size_t e = 0; e < dep->nextras; e++)
 					free(ex[e]);
 			}
 			if (sub) {
@@ -507,7 +489,6 @@ static char *release_cause(struct ctx *c, const char *key, const char *const *ex
 				cause = rr_strbuf_detach(&sb, NULL);
 			}
 		}
-		rr_requirement_release(&dep);
 	}
 	return cause;
 }
@@ -608,7 +589,7 @@ static void find_clash_needs(struct ctx *c)
 {
 	for (size_t i = 0; i < rr_solution_count(c->sol); i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
-		const char *const *deps;
+		const struct rr_dependency *deps;
 		size_t n;
 		rr_error err = RR_ERROR_INIT;
 
@@ -618,15 +599,15 @@ static void find_clash_needs(struct ctx *c)
 			continue;
 		}
 		for (size_t k = 0; k < n; k++) {
-			struct rr_requirement r = RR_REQUIREMENT_INIT;
+			const struct rr_requirement *r;
 			const struct rr_protected *over;
 
-			if (rr_requirement_parse(deps[k], &r, NULL))
+			if (deps[k].rc)
 				continue;
-			over = r.key ? clashes_with(c, r.key) : NULL;
-			if (over && applies(c, &r, s))
-				add_exclude(c->res, r.key, s->key, over);
-			rr_requirement_release(&r);
+			r = &deps[k].req;
+			over = r->key ? clashes_with(c, r->key) : NULL;
+			if (over && applies(c, r, s))
+				add_exclude(c->res, r->key, s->key, over);
 		}
 	}
 }
@@ -735,7 +716,7 @@ static void protected_changes(struct ctx *c, const struct aw_run *run, const str
 {
 	for (size_t i = 0; i < rr_solution_count(run->sol); i++) {
 		const struct rr_solved *r = rr_solution_at(run->sol, i);
-		const char *const *deps;
+		const struct rr_dependency *deps;
 		size_t nd;
 		rr_error err = RR_ERROR_INIT;
 
@@ -745,23 +726,20 @@ static void protected_changes(struct ctx *c, const struct aw_run *run, const str
 			continue;
 		}
 		for (size_t k = 0; k < nd; k++) {
-			struct rr_requirement dep = RR_REQUIREMENT_INIT;
+			const struct rr_requirement *dep;
 			const struct rr_solved **path = NULL;
 			size_t n;
-			if (rr_requirement_parse(deps[k], &dep, NULL) || !dep.key ||
-			    strcmp(dep.key, s->key) != 0 || !applies(c, &dep, r) || !p->dist ||
+			if (deps[k].rc || !(dep = &deps[k].req)->key ||
+			    strcmp(dep->key, s->key) != 0 || !applies(c, dep, r) || !p->dist ||
 			    !p->dist->version_ok ||
-			    rr_specset_contains(&dep.spec, &p->dist->version, RR_PRE_POLICY_ALLOW) ||
-			    !(n = path_to(run->sol, r, &path))) {
-				rr_requirement_release(&dep);
+			    rr_specset_contains(&dep->spec, &p->dist->version, RR_PRE_POLICY_ALLOW) ||
+			    !(n = path_to(run->sol, r, &path)))
 				continue;
-			}
-			RR_AUTOFREE char *req = req_text(&dep);
+			RR_AUTOFREE char *req = req_text(dep);
 			RR_AUTOFREE char *tail =
 				rr_xasprintf("; the protected %s is %s", p->name, p->version);
 			add_change(c, run, s, path, n, req, tail);
 			free(path);
-			rr_requirement_release(&dep);
 		}
 	}
 }
@@ -911,7 +889,7 @@ static bool reaches(const struct ctx *c, const struct rr_solution *sol, const ch
 		    const char *to, bool *seen)
 {
 	const struct rr_solved *s = rr_solution_find(sol, from);
-	const char *const *deps;
+	const struct rr_dependency *deps;
 	size_t n;
 	size_t idx;
 	rr_error err = RR_ERROR_INIT;
@@ -931,10 +909,9 @@ static bool reaches(const struct ctx *c, const struct rr_solution *sol, const ch
 		return false;
 	}
 	for (size_t k = 0; k < n && !found; k++) {
-		struct rr_requirement dep = RR_REQUIREMENT_INIT;
-		if (!rr_requirement_parse(deps[k], &dep, NULL) && dep.key && applies(c, &dep, s))
-			found = reaches(c, sol, dep.key, to, seen);
-		rr_requirement_release(&dep);
+		const struct rr_requirement *dep = &deps[k].req;
+		if (!deps[k].rc && dep->key && applies(c, dep, s))
+			found = reaches(c, sol, dep->key, to, seen);
 	}
 	return found;
 }

@@ -31,9 +31,8 @@ struct cand_data {
 	struct rr_metadata meta;
 	bool meta_loaded;
 	bool unknown; /* the dependencies need a build: see rr_candidate.deps_unknown */
-	char *unknown_why;
-	const char **requires; /* borrowed from meta or dist */
-	size_t nrequires;
+	struct rr_dependency *deps; /* Requires-Dist of meta or dist, each line parsed once */
+	size_t ndeps;
 };
 
 struct pkg {
@@ -353,8 +352,9 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 	 * with its message, when the resolver asks */
 	if (d->dist) {
 		d->meta_loaded = true;
-		d->requires = (const char **)d->dist->meta.requires_dist;
-		d->nrequires = d->dist->meta.nrequires_dist;
+		d->ndeps = d->dist->meta.nrequires_dist;
+		d->deps = rr_dependencies_parse((const char *const *)d->dist->meta.requires_dist,
+						d->ndeps);
 		return RR_OK;
 	}
 	rc = rr_index_get_metadata(ip->client, d->file, &text, &len, err);
@@ -364,7 +364,6 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 		(void)key;
 		(void)vtext;
 		d->unknown = true;
-		d->unknown_why = rr_xstrdup(err && err->msg ? err->msg : "needs a build");
 		if (err)
 			rr_error_release(err);
 		d->meta_loaded = true;
@@ -378,8 +377,8 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 		return rc;
 	}
 	d->meta_loaded = true;
-	d->requires = (const char **)d->meta.requires_dist;
-	d->nrequires = d->meta.nrequires_dist;
+	d->ndeps = d->meta.nrequires_dist;
+	d->deps = rr_dependencies_parse((const char *const *)d->meta.requires_dist, d->ndeps);
 	return RR_OK;
 }
 
@@ -440,7 +439,7 @@ static void fetch_walk(struct rr_index_provider *ip, const char *key, const stru
 }
 
 static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
-			     const char *const **ret, size_t *n, rr_error *err)
+			     const struct rr_dependency **ret, size_t *n, rr_error *err)
 {
 	struct rr_index_provider *ip = ctx;
 	struct cand_data *d = (struct cand_data *)c->data;
@@ -458,8 +457,8 @@ static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candida
 		*n = 0;
 		return RR_OK;
 	}
-	*ret = d->requires;
-	*n = d->nrequires;
+	*ret = d->deps;
+	*n = d->ndeps;
 	return RR_OK;
 }
 
@@ -569,27 +568,22 @@ static void add_frontier(struct rr_index_provider *ip, const struct cand_data *d
 	extras[0] = none;
 	for (size_t i = 1; i < ne; i++)
 		extras[i] = w->extras[i - 1];
-	for (size_t i = 0; i < d->nrequires; i++) {
-		struct rr_requirement r = RR_REQUIREMENT_INIT;
+	for (size_t i = 0; i < d->ndeps; i++) {
+		const struct rr_requirement *r = &d->deps[i].req;
 		bool holds = true;
 		bool grew;
 
-		if (rr_requirement_parse(d->requires[i], &r, NULL))
+		if (d->deps[i].rc)
 			continue;
-		if (r.marker && (rr_requirement_applies(&r, &ip->env, extras, ne, &holds, NULL) ||
-				 !holds)) {
-			rr_requirement_release(&r);
+		if (r->marker && (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) ||
+				  !holds))
 			continue;
-		}
-		if (r.url || (ip->skip && ip->skip(ip->skip_ctx, r.key))) {
-			rr_requirement_release(&r);
+		if (r->url || (ip->skip && ip->skip(ip->skip_ctx, r->key)))
 			continue;
-		}
-		grew = want_add(ip, &r);
-		if ((!find_pkg(ip, r.key) || grew) &&
-		    !in_list((const char *const *)*next, *nnext, r.key))
-			RR_PUSH(*next, *nnext, *cap) = rr_xstrdup(r.key);
-		rr_requirement_release(&r);
+		grew = want_add(ip, r);
+		if ((!find_pkg(ip, r->key) || grew) &&
+		    !in_list((const char *const *)*next, *nnext, r->key))
+			RR_PUSH(*next, *nnext, *cap) = rr_xstrdup(r->key);
 	}
 	free(extras);
 }
@@ -764,13 +758,6 @@ const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c)
 	return d ? d->file : NULL;
 }
 
-const char *rr_index_provider_unknown_why(const struct rr_candidate *c)
-{
-	const struct cand_data *d = c ? c->data : NULL;
-
-	return d && d->unknown ? d->unknown_why : NULL;
-}
-
 size_t rr_index_provider_warnings(const struct rr_index_provider *ip, char *const **ret)
 {
 	*ret = ip->warnings;
@@ -788,7 +775,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 			free(pk->cands[k].requires_python);
 			rr_version_release(&pk->cands[k].version);
 			rr_metadata_release(&pk->data[k]->meta);
-			free(pk->data[k]->unknown_why);
+			rr_dependencies_free(pk->data[k]->deps, pk->data[k]->ndeps);
 			free(pk->data[k]);
 		}
 		free(pk->cands);

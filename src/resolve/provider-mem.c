@@ -13,6 +13,7 @@ struct mem_rel {
 	char **requires;
 	size_t nrequires;
 	size_t cap;
+	struct rr_dependency *deps; /* requires parsed, on the first dependencies() */
 	bool deps_unknown; /* revealed on the candidate when dependencies() is asked */
 };
 
@@ -52,6 +53,7 @@ struct rr_provider_mem *rr_provider_mem_free(struct rr_provider_mem *m)
 			free(p->cands[k].version_text);
 			free(p->cands[k].requires_python);
 			rr_version_release(&p->cands[k].version);
+			rr_dependencies_free(p->rels[k].deps, p->rels[k].nrequires);
 			for (size_t r = 0; r < p->rels[k].nrequires; r++)
 				free(p->rels[k].requires[r]);
 			free(p->rels[k].requires);
@@ -150,6 +152,7 @@ void rr_provider_mem_add_requires(struct rr_provider_mem *m, size_t h, const cha
 	struct mem_rel *rel;
 
 	handle(m, h, &rel);
+	rel->deps = rr_dependencies_free(rel->deps, rel->nrequires);
 	RR_PUSH(rel->requires, rel->nrequires, rel->cap) = rr_xstrdup(req);
 }
 
@@ -194,10 +197,11 @@ static rr_err mem_candidates(void *ctx, const char *key, const struct rr_candida
 }
 
 static rr_err mem_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
-			       const char *const **ret, size_t *n, rr_error *err)
+			       const struct rr_dependency **ret, size_t *n, rr_error *err)
 {
 	struct rr_provider_mem *m = ctx;
 	struct mem_project *p = find(m, key);
+	struct mem_rel *rel;
 
 	m->calls++;
 	if (!p || c < p->cands || c >= p->cands + p->n)
@@ -209,8 +213,11 @@ static rr_err mem_dependencies(void *ctx, const char *key, const struct rr_candi
 		*n = 0;
 		return RR_OK;
 	}
-	*ret = (const char *const *)p->rels[c - p->cands].requires;
-	*n = p->rels[c - p->cands].nrequires;
+	rel = &p->rels[c - p->cands];
+	if (!rel->deps)
+		rel->deps = rr_dependencies_parse((const char *const *)rel->requires, rel->nrequires);
+	*ret = rel->deps;
+	*n = rel->nrequires;
 	return RR_OK;
 }
 

@@ -59,7 +59,7 @@ static rr_err rec_candidates(void *ctx, const char *key, const struct rr_candida
 }
 
 static rr_err rec_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
-			       const char *const **ret, size_t *n, rr_error *err)
+			       const struct rr_dependency **ret, size_t *n, rr_error *err)
 {
 	struct rr_provider_record *r = ctx;
 	rr_err rc = r->inner.dependencies(r->inner.ctx, key, c, ret, n, err);
@@ -77,7 +77,7 @@ static rr_err rec_dependencies(void *ctx, const char *key, const struct rr_candi
 	d->n = *n;
 	d->requires = rr_xcalloc(*n + 1, sizeof(char *));
 	for (size_t i = 0; i < *n; i++)
-		d->requires[i] = rr_xstrdup((*ret)[i]);
+		d->requires[i] = rr_xstrdup((*ret)[i].text);
 	return rc;
 }
 

@@ -513,13 +513,12 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 {
 	struct rs *r = ctx;
 	struct rs_pkg *p = &r->pkgs[pkg];
-	const char *const *list = NULL;
+	const struct rr_dependency *deps = NULL;
+	struct rr_dependency *owned = NULL; /* a fixed package's lines, parsed here */
 	size_t n = 0;
 	char *key = p->key;
 	char *extra = p->extra;
 	const struct rr_candidate *c = p->cands[cand];
-	struct rr_requirement *reqs;
-	rr_err *prc;
 	rr_err rc = RR_OK;
 
 	if (extra) {
@@ -530,8 +529,8 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		pg_add_dependency(r->pg, pkg, cand, p->base, same, -1, NULL, text, NULL);
 	}
 	if (p->kind == RS_FIXED) {
-		list = p->fixed->requires;
 		n = p->fixed->nrequires;
+		deps = owned = rr_dependencies_parse(p->fixed->requires, n);
 	} else if (p->kind == RS_PLAIN) {
 		rr_error e2 = RR_ERROR_INIT;
 		if (r->prov->upcoming) {
@@ -544,28 +543,23 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 				next[1 + i] = p->cands[idx[i]];
 			r->prov->upcoming(r->prov->ctx, key, next, 1 + k);
 		}
-		rc = r->prov->dependencies(r->prov->ctx, key, c, &list, &n, &e2);
+		rc = r->prov->dependencies(r->prov->ctx, key, c, &deps, &n, &e2);
 		if (rc) {
 			rr_error_move(err, &e2);
 			return rc;
 		}
 	}
-	/* each line parsed once: for the prefetch hint, then for the dependencies */
-	reqs = rr_xcalloc(n ? n : 1, sizeof(*reqs));
-	prc = rr_xcalloc(n ? n : 1, sizeof(*prc));
-	for (size_t i = 0; i < n; i++) {
-		reqs[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
-		prc[i] = rr_requirement_parse(list[i], &reqs[i], NULL);
-	}
+	/* the lines come parsed (the provider parsed each once): for the prefetch hint,
+	 * then for the dependencies */
 	if (r->prov->prefetch && n) {
 		const char **keys = rr_xmalloc(n * sizeof(*keys));
 		size_t nk = 0;
 		for (size_t i = 0; i < n; i++) {
 			/* only lines that will count (marker true here, the extra's own lines
 			 * for "name[extra]"): hinting the rest fetched pages nobody uses */
-			const struct rr_requirement *req = &reqs[i];
+			const struct rr_requirement *req = &deps[i].req;
 			bool holds = false;
-			if (prc[i] == RR_OK &&
+			if (deps[i].rc == RR_OK &&
 			    (!extra || (req->marker && rr_marker_uses_extra(req->marker))) &&
 			    marker_holds(r, req, extra, &holds, NULL) == RR_OK && holds && !req->url)
 				keys[nk++] = req->key;
@@ -574,16 +568,11 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		free(keys);
 	}
 	for (size_t i = 0; i < n && rc == RR_OK; i++) {
-		struct rr_requirement *req = &reqs[i];
+		const struct rr_requirement *req = &deps[i].req;
 		rr_error e2 = RR_ERROR_INIT;
 		bool holds = false;
-		if (prc[i] != RR_OK) {
-			/* parsed again for its message */
-			struct rr_requirement again = RR_REQUIREMENT_INIT;
-			rc = rr_requirement_parse(list[i], &again, &e2);
-			rr_requirement_release(&again);
-			if (rc == RR_OK)
-				rc = prc[i];
+		if (deps[i].rc != RR_OK) {
+			rc = rr_fail(&e2, deps[i].rc, "%s", deps[i].why);
 		} else {
 			if (extra)
 				holds = req->marker && rr_marker_uses_extra(req->marker);
@@ -594,7 +583,7 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		}
 		if (rc) {
 			/* uv and pip give up on such a release, not on the whole run */
-			unusable(r, pkg, cand, "has invalid metadata: '%s': %s", list[i], &e2);
+			unusable(r, pkg, cand, "has invalid metadata: '%s': %s", deps[i].text, &e2);
 			rr_error_release(&e2);
 			rc = RR_OK;
 			break;
@@ -603,10 +592,7 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 			rc = add_requirement(r, pkg, cand, req, -1, NULL, err);
 		p = &r->pkgs[pkg];
 	}
-	for (size_t i = 0; i < n; i++)
-		rr_requirement_release(&reqs[i]);
-	free(reqs);
-	free(prc);
+	rr_dependencies_free(owned, n);
 	return rc;
 }
 

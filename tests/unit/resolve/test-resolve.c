@@ -290,7 +290,7 @@ static rr_err wrap_candidates(void *ctx, const char *key, const struct rr_candid
 }
 
 static rr_err wrap_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
-				const char *const **ret, size_t *n, rr_error *err)
+				const struct rr_dependency **ret, size_t *n, rr_error *err)
 {
 	(void)ctx;
 	return hinted_inner.dependencies(hinted_inner.ctx, key, c, ret, n, err);
@@ -463,6 +463,51 @@ static void test_resolve_unknown_walk_bound(void **state)
 	}
 }
 
+/* issue 16: a candidate's Requires-Dist lines come parsed, once: the same array on every
+ * ask; an invalid line carries its error, and the release that has it is unusable */
+static void test_dependencies_parsed_once(void **state)
+{
+	static const char *const a_reqs[] = {"b>=1", "c >= = 1", NULL};
+	static const char *const lines[] = {"a", NULL};
+	struct rr_provider_mem *m = rr_provider_mem_new();
+	struct rr_provider p;
+	const struct rr_candidate *cs;
+	const struct rr_dependency *d1, *d2;
+	size_t nc, n1, n2;
+	struct reqs q;
+	struct rr_resolve_request rq = {0};
+	struct rr_solution *sol;
+	(void)state;
+
+	add(m, "a", "1.0", a_reqs);
+	add(m, "b", "1.0", NULL);
+	rr_provider_mem_get(m, &p);
+	assert_int_equal(p.candidates(p.ctx, "a", &cs, &nc, NULL), RR_OK);
+	assert_int_equal(nc, 1);
+	assert_int_equal(p.dependencies(p.ctx, "a", &cs[0], &d1, &n1, NULL), RR_OK);
+	assert_int_equal(p.dependencies(p.ctx, "a", &cs[0], &d2, &n2, NULL), RR_OK);
+	assert_ptr_equal(d1, d2);
+	assert_int_equal(n1, 2);
+	assert_int_equal(d1[0].rc, RR_OK);
+	assert_string_equal(d1[0].req.key, "b");
+	assert_string_equal(d1[0].text, "b>=1");
+	assert_null(d1[0].why);
+	assert_int_equal(d1[1].rc, RR_E_PARSE);
+	assert_string_equal(d1[1].text, "c >= = 1");
+	assert_non_null(d1[1].why);
+
+	reqs_set(&q, lines);
+	rq.reqs = q.rr;
+	rq.nreqs = q.n;
+	assert_int_equal(rr_resolve(&p, &rq, &sol, NULL), RR_OK);
+	assert_false(rr_solution_ok(sol));
+	assert_non_null(strstr(rr_solution_explain(sol), "has invalid metadata: 'c >= = 1': "));
+	assert_non_null(strstr(rr_solution_explain(sol), d1[1].why));
+	rr_solution_free(sol);
+	reqs_release(&q);
+	rr_provider_mem_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_resolve_upcoming_walk),
 		cmocka_unit_test(test_resolve_prefers_known_dependencies),
 		cmocka_unit_test(test_resolve_unknown_walk_bound),
+		cmocka_unit_test(test_dependencies_parsed_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
