@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rocm-resolve/config.h"
 #include "rocm-resolve/error.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/resolution.h"
@@ -61,8 +62,15 @@ struct rr_flow_opts {
 	size_t nprotect;
 	/* resolution */
 	bool no_index;
-	const char *index_url; /* --index-url */
-	const char *const *extra_index_urls;
+	/* the installer the plan is for, whose configuration is read ("uv" or "pip");
+	 * NULL: uv when it is on PATH, else pip */
+	const char *installer;
+	const char *cwd; /* uv's project configuration is searched from here; NULL: getcwd */
+	/* the installer's configuration as given, instead of read from its files and
+	 * variables (a replayed testcase); NULL: read it (config.h) */
+	const struct rr_installer_config *config;
+	const char *index_url; /* --default-index / --index-url */
+	const char *const *extra_index_urls; /* --index, then --extra-index-url */
 	size_t nextra_index_urls;
 	const char *cache_dir; /* NULL: $XDG_CACHE_HOME/rocm-resolve, else ~/.cache/rocm-resolve */
 	/* where a filtered copy of a constraints file the plan names is kept: data, not
@@ -99,7 +107,8 @@ struct rr_flow {
 	struct rr_stack *stack;
 	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */
 	char *data_dir;	 /* absolute; NULL when none can be found */
-	struct rr_plan_index *indexes; /* in priority order, as the plan names them */
+	struct rr_installer_config config; /* the installer's own configuration (step 4) */
+	struct rr_plan_index *indexes; /* in priority order; the plan writes the given ones */
 	size_t nindexes;
 	const char **index_urls; /* the same, as the resolver uses them (borrowed) */
 	/* the same as given (${VAR} kept, a literal secret too: redact before showing) */
@@ -120,15 +129,22 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 /* steps 4-6 (4-5 skipped with no_index or a requirements-file --no-index) */
 rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
 /*
- * step 4 alone: the indexes in uv's priority order, first wins per project:
- * every extra index (the requirements' --extra-index-url lines, then
- * --extra-index-url, then UV_INDEX, UV_EXTRA_INDEX_URL, PIP_EXTRA_INDEX_URL,
- * each in its own order), then the default index (--index-url, else the
- * requirements' -i, else UV_DEFAULT_INDEX, UV_INDEX_URL, PIP_INDEX_URL, else
- * PyPI). Indexes the policy marks as CUDA wheel indexes are left out with a
- * warning.
+ * step 4 alone: the indexes in the order the installer the plan is for will
+ * ask them, first wins per project (rocm-resolve's rule; uv's too). The
+ * plan's own indexes are --index and --extra-index-url, then the inputs'
+ * --extra-index-url lines, and --default-index (else the inputs' -i); the
+ * installer's configuration (config.h) comes with them:
+ *   uv:  the configured indexes, then the plan's; the default is the
+ *        configured one, else the plan's (uv ranks its configuration above a
+ *        requirements file's options);
+ *   pip: a plan that names a default replaces pip's configured indexes (pip
+ *        lets a file's --index-url do so); otherwise the configured indexes,
+ *        then the plan's, and the configured default.
+ * No default anywhere: PyPI, which the plan does not write (the installer's
+ * default too). Indexes the policy marks as CUDA wheel indexes are left out
+ * with a warning. RR_E_PARSE for a configuration file the installer refuses.
  */
-void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o);
+rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
 struct rr_flow *rr_flow_free(struct rr_flow *f);
 
 /*

@@ -101,6 +101,9 @@ struct rr_plan_index {
 	char *origin; /* "--index-url", "requirements.txt:3", "UV_INDEX", "default" */
 	bool primary; /* the default index (--index-url); the rest are extra indexes */
 	bool credentials_removed;
+	/* the plan writes it (given on the command line or in the inputs); one from the
+	 * installer's configuration, or PyPI by default, is left to the installer */
+	bool written;
 };
 
 /* a transitive package the resolution holds back for the stack */
@@ -139,6 +142,7 @@ struct rr_plan {
 	size_t nchanges;
 	struct rr_plan_index *indexes; /* in priority order: extra indexes first, then the default */
 	size_t nindexes;
+	const char *installer; /* "uv" or "pip" (static): the installer the plan is for */
 	bool no_index;	 /* the requirements say --no-index: the plan names no index */
 	bool resolved;	 /* dependencies were resolved against the indexes */
 	char *unresolved; /* why not, when !resolved ("--no-index"), else NULL */
@@ -171,6 +175,7 @@ struct rr_plan_input {
 	const char *unresolved;
 	const struct rr_plan_index *indexes; /* copied into the plan */
 	size_t nindexes;
+	const char *installer; /* "uv" or "pip": whose configuration the indexes come from */
 };
 
 /*

@@ -163,7 +163,8 @@ static const struct opt_def options[] = {
 	 "an index asked before the default one, as uv's\n"
 	 "--index (repeatable; earlier ones first)"},
 	{O_DEFAULT_INDEX, 0, "default-index", "URL", C_RESOLVE,
-	 "the default index, asked last (default PyPI)"},
+	 "the default index, asked last (default: the\n"
+	 "installer's configured one, else PyPI)"},
 	{O_INDEX_URL, 'i', "index-url", "URL", C_RESOLVE, "the same as --default-index"},
 	{O_EXTRA_INDEX_URL, 0, "extra-index-url", "URL", C_RESOLVE,
 	 "the same as --index: asked before the default"},
@@ -191,8 +192,9 @@ static const struct opt_def options[] = {
 	{O_WRITE_TESTCASE, 0, "write-testcase", "DIR", C_PLAN | C_CHECK,
 	 "also write the run as a scenario that rr-testcase\n"
 	 "replays offline (a bug report as a test)"},
-	{O_INSTALLER, 0, "installer", "uv|pip", C_INSTALL,
-	 "the installer (default uv, else pip)"},
+	{O_INSTALLER, 0, "installer", "uv|pip", C_RESOLVE,
+	 "the installer the plan is for, whose configuration\n"
+	 "is read (default uv when on PATH, else pip)"},
 	{O_BACKEND, 0, "backend", "auto|hip|cuda", C_VERIFY | C_INSTALL,
 	 "GPU runtime used by verify (default auto)"},
 	{O_REQUIRE_GPU, 0, "require-gpu", NULL, C_INSTALL,
@@ -538,6 +540,8 @@ static int apply(struct rr_cli *cli, const struct given *g)
 		cli->index_url = v;
 		break;
 	case O_INDEX:
+		push(&cli->indexes, &cli->nindexes, v);
+		break;
 	case O_EXTRA_INDEX_URL:
 		push(&cli->extra_index_urls, &cli->nextra_index_urls, v);
 		break;
@@ -757,6 +761,16 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		goto out;
 	for (size_t i = first_input; i < nwords; i++)
 		push(&cli->inputs, &cli->ninputs, words[i]);
+	/* uv asks every --index before any --extra-index-url, in whatever order they came */
+	if (cli->nindexes) {
+		for (size_t i = 0; i < cli->nextra_index_urls; i++)
+			push(&cli->indexes, &cli->nindexes, cli->extra_index_urls[i]);
+		rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
+		cli->extra_index_urls = cli->indexes;
+		cli->nextra_index_urls = cli->nindexes;
+		cli->indexes = NULL;
+		cli->nindexes = 0;
+	}
 	if (cli->venv && cli->python) {
 		status = usage_error("--venv and --python both name the environment (%s); give one",
 				     cli->python);
@@ -800,5 +814,6 @@ void rr_cli_release(struct rr_cli *cli)
 	rr_strv_free_array(cli->extras, cli->nextras);
 	rr_strv_free_array(cli->groups, cli->ngroups);
 	rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
+	rr_strv_free_array(cli->indexes, cli->nindexes);
 	rr_strv_free_array(cli->passthrough, cli->npassthrough);
 }

@@ -70,8 +70,10 @@ struct rr_cli {
 	size_t ngroups;
 	bool no_index;
 	const char *index_url; /* --default-index / --index-url: the last one given */
-	char **extra_index_urls; /* --index / --extra-index-url, in order */
+	char **extra_index_urls; /* --index entries, then --extra-index-url ones (as uv) */
 	size_t nextra_index_urls;
+	char **indexes; /* --index, until parsing ends */
+	size_t nindexes;
 	const char *cache_dir;
 	bool no_cache;
 	bool offline;

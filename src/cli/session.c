@@ -80,6 +80,7 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->nprotect = cli->nprotect;
 	o->no_index = cli->no_index;
 	o->index_url = cli->index_url;
+	o->installer = cli->installer;
 	o->extra_index_urls = (const char *const *)cli->extra_index_urls;
 	o->nextra_index_urls = cli->nextra_index_urls;
 	o->cache_dir = cli->cache_dir;

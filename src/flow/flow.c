@@ -211,6 +211,14 @@ rr_err rr_flow_reload_env(struct rr_flow *f, const struct rr_flow_opts *o, rr_er
 
 /* ---- step 4: the indexes ------------------------------------------------- */
 
+/* where an index came from, which decides whether the plan writes it */
+enum index_source {
+	FROM_OPTION, /* rocm-resolve's command line: written */
+	FROM_INPUT,  /* an input file's option line: written as written (${VAR} kept) */
+	FROM_CONFIG, /* the installer's configuration: it reads it there itself */
+	FROM_DEFAULT /* PyPI, which nobody chose: never written */
+};
+
 struct index_list {
 	struct rr_flow *f;
 	const struct rr_flow_opts *o;
@@ -221,7 +229,7 @@ struct index_list {
 };
 
 static void add_index(struct index_list *l, const char *url, const char *written,
-		      const char *origin, bool primary, bool from_file)
+		      const char *origin, bool primary, enum index_source src)
 {
 	const char *rule;
 	struct rr_plan_index *x;
@@ -230,12 +238,15 @@ static void add_index(struct index_list *l, const char *url, const char *written
 	if (!url || !*url)
 		return;
 	if ((rule = rr_policy_match_cuda_index(l->f->policy, url))) {
-		if (from_file)
+		if (src == FROM_INPUT)
 			return; /* the plan lists it among the stripped options */
 		RR_AUTOFREE char *shown = rr_redact_credentials(written ? written : url);
 		flow_warn(l->f, rr_xasprintf("%s: '%s' is a CUDA wheel index (%s): not asked, not "
-					     "in the plan",
-					     origin, shown, rule));
+					     "in the plan%s",
+					     origin, shown, rule,
+					     src == FROM_CONFIG ? "; the installer still reads it "
+								  "there: take it out"
+								: ""));
 		return;
 	}
 	for (size_t i = 0; i < l->n; i++)
@@ -243,32 +254,14 @@ static void add_index(struct index_list *l, const char *url, const char *written
 			return;
 	x = &RR_PUSH(l->v, l->n, l->cap);
 	x->url = rr_strip_credentials(written ? written : url, &removed);
-	x->credentials_removed = removed;
+	x->credentials_removed = removed && src != FROM_CONFIG;
 	x->origin = rr_xstrdup(origin);
 	x->primary = primary;
+	x->written = src == FROM_OPTION || src == FROM_INPUT;
 	l->urls = rr_xrealloc(l->urls, l->cap * sizeof(*l->urls));
 	l->urls[l->n - 1] = rr_xstrdup(url);
 	l->written = rr_xrealloc(l->written, l->cap * sizeof(*l->written));
 	l->written[l->n - 1] = rr_xstrdup(written ? written : url);
-}
-
-/* uv's UV_INDEX: space-separated entries, each "url" or "name=url" */
-static void add_env_list(struct index_list *l, const char *var)
-{
-	const char *val = env_of(l->o, var);
-	RR_AUTOFREE char *copy = NULL;
-	char *save = NULL;
-
-	if (!val)
-		return;
-	copy = rr_xstrdup(val);
-	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
-		char *eq = strchr(t, '=');
-		char *colon = strstr(t, "://");
-		if (eq && (!colon || eq < colon))
-			t = eq + 1; /* name=url */
-		add_index(l, t, NULL, var, false, false);
-	}
 }
 
 static bool is_opt(const struct rr_optline *op, const char *a, const char *b)
@@ -276,54 +269,136 @@ static bool is_opt(const struct rr_optline *op, const char *a, const char *b)
 	return strcmp(op->name, a) == 0 || (b && strcmp(op->name, b) == 0);
 }
 
-void rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o)
+/* the inputs' --extra-index-url lines (default false) or their last -i (default true) */
+static void add_input_indexes(struct index_list *l, bool want_default)
 {
-	static const char *const primary_env[] = {"UV_DEFAULT_INDEX", "UV_INDEX_URL",
-						  "PIP_INDEX_URL"};
-	struct index_list l = {.f = f, .o = o};
-	const struct rr_optline *file_primary = NULL;
-	const char *primary = NULL;
-	const char *primary_origin = "default";
+	const struct rr_optline *last = NULL;
 
-	/* extra indexes first: uv asks them before the default index */
-	for (size_t i = 0; i < f->reqs.nopts; i++) {
-		const struct rr_optline *op = &f->reqs.opts[i];
-		if (is_opt(op, "--extra-index-url", NULL) && op->value) {
+	for (size_t i = 0; i < l->f->reqs.nopts; i++) {
+		const struct rr_optline *op = &l->f->reqs.opts[i];
+		if (!op->value)
+			continue;
+		if (!want_default && is_opt(op, "--extra-index-url", NULL)) {
 			RR_AUTOFREE char *origin = rr_xasprintf("%s:%u", op->path, op->line);
 			/* asked with ${VAR} expanded; written into the plan as written */
-			add_index(&l, op->value_expanded, op->value, origin, false, true);
-		} else if (is_opt(op, "--index-url", "-i") && op->value) {
-			file_primary = op; /* the last one wins, as in pip */
+			add_index(l, op->value_expanded, op->value, origin, false, FROM_INPUT);
+		} else if (want_default && is_opt(op, "--index-url", "-i")) {
+			last = op; /* the last one wins, as in pip */
 		}
 	}
-	for (size_t i = 0; i < o->nextra_index_urls; i++)
-		add_index(&l, o->extra_index_urls[i], NULL, "--extra-index-url", false, false);
-	add_env_list(&l, "UV_INDEX");
-	add_env_list(&l, "UV_EXTRA_INDEX_URL");
-	add_env_list(&l, "PIP_EXTRA_INDEX_URL");
-	if (o->index_url) {
-		primary = o->index_url;
-		primary_origin = "--index-url";
-	} else if (file_primary) {
-		primary = file_primary->value_expanded;
-	} else {
-		for (size_t i = 0; !primary && i < RR_ARRAY_LEN(primary_env); i++)
-			if ((primary = env_of(o, primary_env[i])))
-				primary_origin = primary_env[i];
+	if (last) {
+		RR_AUTOFREE char *origin = rr_xasprintf("%s:%u", last->path, last->line);
+		add_index(l, last->value_expanded, last->value, origin, true, FROM_INPUT);
 	}
-	if (!primary)
-		primary = RR_DEFAULT_INDEX_URL;
-	if (file_primary && primary == file_primary->value_expanded) {
-		RR_AUTOFREE char *origin =
-			rr_xasprintf("%s:%u", file_primary->path, file_primary->line);
-		add_index(&l, primary, file_primary->value, origin, true, true);
+}
+
+static bool input_default(const struct rr_flow *f)
+{
+	for (size_t i = 0; i < f->reqs.nopts; i++)
+		if (f->reqs.opts[i].value && is_opt(&f->reqs.opts[i], "--index-url", "-i"))
+			return true;
+	return false;
+}
+
+/* uv when it is on PATH, else pip: what `install` runs */
+static enum rr_installer installer_of(const struct rr_flow_opts *o)
+{
+	const char *path = env_of(o, "PATH");
+	RR_AUTOFREE char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");
+	char *save = NULL;
+
+	if (o->installer)
+		return strcmp(o->installer, "pip") == 0 ? RR_INSTALLER_PIP : RR_INSTALLER_UV;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		RR_AUTOFREE char *cand = rr_xasprintf("%s/uv", dir);
+		if (access(cand, X_OK) == 0)
+			return RR_INSTALLER_UV;
+	}
+	return RR_INSTALLER_PIP;
+}
+
+/*
+ * the other installer's configuration names another default index: the plan,
+ * piped to that one, would be installed from elsewhere than it was resolved
+ * against
+ */
+static void warn_other_installer(struct rr_flow *f, const struct rr_config_env *ce,
+				 const char *used)
+{
+	enum rr_installer other = f->config.installer == RR_INSTALLER_UV ? RR_INSTALLER_PIP
+									 : RR_INSTALLER_UV;
+	struct rr_installer_config oc;
+	RR_AUTO_ERROR rr_error ignored = RR_ERROR_INIT;
+
+	if (rr_config_load(other, ce, &oc, &ignored))
+		return;
+	if (oc.default_index.value && strcmp(oc.default_index.value, used) != 0) {
+		RR_AUTOFREE char *shown = rr_redact_credentials(oc.default_index.value);
+		flow_warn(f, rr_xasprintf("%s sets %s's default index to %s, which %s does not read: "
+					  "this plan is for %s (--installer %s plans for %s)",
+					  oc.default_index.origin, rr_installer_name(other), shown,
+					  rr_installer_name(f->config.installer),
+					  rr_installer_name(f->config.installer),
+					  rr_installer_name(other), rr_installer_name(other)));
+	}
+	rr_config_release(&oc);
+}
+
+rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
+{
+	struct index_list l = {.f = f, .o = o};
+	struct rr_config_env ce = {o->sysroot, o->cwd, f->venv ? f->venv->root : NULL,
+				   o->getenv_fn};
+	const struct rr_installer_config *c = &f->config;
+	bool plan_default = o->index_url || input_default(f);
+	bool use_config;
+	const char *used_default;
+	rr_err rc;
+
+	rr_config_release(&f->config);
+	if (o->config)
+		rr_config_copy(&f->config, o->config);
+	else if ((rc = rr_config_load(installer_of(o), &ce, &f->config, err)))
+		return rc;
+	/* pip lets the plan's --index-url replace every configured index */
+	use_config = !(c->installer == RR_INSTALLER_PIP && plan_default);
+	/* the indexes asked before the default, in the installer's order */
+	for (size_t i = 0; use_config && i < c->nindexes; i++)
+		add_index(&l, c->indexes[i].value, NULL, c->indexes[i].origin, false, FROM_CONFIG);
+	for (size_t i = 0; i < o->nextra_index_urls; i++)
+		add_index(&l, o->extra_index_urls[i], NULL, "--index", false, FROM_OPTION);
+	add_input_indexes(&l, false);
+	/* the default: uv prefers its configuration's to the plan's, pip the plan's */
+	if (c->default_index.value && use_config &&
+	    (c->installer == RR_INSTALLER_UV || !plan_default)) {
+		if (plan_default) {
+			RR_AUTOFREE char *shown = rr_redact_credentials(c->default_index.value);
+			flow_warn(f, rr_xasprintf("%s sets the default index to %s, which uv prefers to "
+						  "the plan's --index-url: resolved against it (give "
+						  "uv --default-index, or --installer pip)",
+						  c->default_index.origin, shown));
+		}
+		add_index(&l, c->default_index.value, NULL, c->default_index.origin, true,
+			  FROM_CONFIG);
+	} else if (o->index_url) {
+		add_index(&l, o->index_url, NULL, "--default-index", true, FROM_OPTION);
+	} else if (plan_default) {
+		add_input_indexes(&l, true);
 	} else {
-		add_index(&l, primary, NULL, primary_origin, true, false);
+		add_index(&l, RR_DEFAULT_INDEX_URL, NULL, "default", true, FROM_DEFAULT);
 	}
 	f->indexes = l.v;
 	f->nindexes = l.n;
 	f->index_urls = l.urls;
 	f->index_written = l.written;
+	used_default = NULL;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.v[i].primary)
+			used_default = l.urls[i];
+	/* told which installer, the user knows; guessed from PATH, say what the other reads */
+	if (used_default && !o->installer && !o->config)
+		warn_other_installer(f, &ce, used_default);
+	return RR_OK;
 }
 
 /* ---- step 5: resolution -------------------------------------------------- */
@@ -357,6 +432,8 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	struct rr_provider prov = {0};
 	struct rr_provider_record *rec = NULL;
 	struct rr_transitive_input in = {0};
+	RR_AUTOFREE const char **find_links = NULL;
+	size_t nfl = 0;
 	rr_err rc = RR_OK;
 
 	if (o->provider) {
@@ -366,16 +443,23 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		io.nindex_urls = f->nindexes;
 		io.cache_dir = f->cache_dir;
 		io.no_cache = o->no_cache || !f->cache_dir;
-		io.offline = o->offline;
+		io.offline = o->offline || f->config.offline.value;
 		io.refresh = o->refresh;
 		io.timeout_ms = o->timeout_ms;
 		/* --timeout bounds the whole network part too, not each request alone */
 		io.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
-		io.find_links = (const char *const *)f->reqs.find_links;
-		io.ca_file = o->ca_file;
+		/* the installer's configured find-links, then the inputs' */
+		find_links = rr_xcalloc(f->config.nfind_links + f->reqs.nfind_links + 1,
+					sizeof(*find_links));
+		for (size_t i = 0; i < f->config.nfind_links; i++)
+			find_links[nfl++] = f->config.find_links[i].value;
+		for (size_t i = 0; i < f->reqs.nfind_links; i++)
+			find_links[nfl++] = f->reqs.find_links[i];
+		io.find_links = find_links;
+		io.ca_file = o->ca_file ? o->ca_file : f->config.cert.value;
 		io.observe = o->observe;
 		io.observe_ctx = o->observe_ctx;
-		io.nfind_links = f->reqs.nfind_links;
+		io.nfind_links = nfl;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
 		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */
 		rc = rr_index_client_new(&io, &client, err);
@@ -525,9 +609,12 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	struct rr_plan_input in = {0};
 	RR_AUTOFREE char *scratch = f->data_dir ? rr_xasprintf("%s/constraints", f->data_dir) : NULL;
 	RR_AUTOFREE bool *resolvable = rr_xcalloc(f->reqs.nitems + 1, sizeof(bool));
+	RR_AUTOFREE char *no_index_why = NULL;
 	rr_err rc;
 
-	rr_flow_indexes(f, o);
+	rc = rr_flow_indexes(f, o, err);
+	if (rc)
+		return rc;
 	in.reqs = &f->reqs;
 	in.venv = f->venv;
 	in.policy = f->policy;
@@ -535,10 +622,15 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	in.scratch_dir = scratch;
 	in.indexes = f->indexes;
 	in.nindexes = f->nindexes;
+	in.installer = rr_installer_name(f->config.installer);
 	if (o->no_index)
 		in.unresolved = "--no-index";
 	else if (f->reqs.no_index)
 		in.unresolved = "the requirements say --no-index";
+	else if (f->config.no_index.value)
+		in.unresolved = no_index_why =
+			rr_xasprintf("%s's configuration says no-index: %s",
+				     rr_installer_name(f->config.installer), f->config.no_index.origin);
 	else {
 		rr_plan_classify(&in, resolvable);
 		rc = resolve(f, o, resolvable, err);
@@ -591,6 +683,7 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	free(f->indexes);
 	free(f->index_urls);
 	free(f->index_written);
+	rr_config_release(&f->config);
 	for (size_t i = 0; i < f->nwarnings; i++)
 		free(f->warnings[i]);
 	free(f->warnings);

@@ -70,10 +70,23 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "# not resolved (%s): dependencies were not checked\n",
 			       p->unresolved ? p->unresolved : "no index");
 	else {
-		rr_strbuf_adds(out, "# resolved against:");
+		/* what the installer reads from its own configuration is named with its place */
+		bool configured = false;
 		for (size_t i = 0; i < p->nindexes; i++)
-			rr_strbuf_addf(out, "%s %s%s", i ? "," : "", p->indexes[i].url,
-				       p->indexes[i].primary ? " (default)" : "");
+			configured |= !p->indexes[i].written &&
+				      strcmp(p->indexes[i].origin, "default") != 0;
+		if (configured)
+			rr_strbuf_addf(out, "# resolved for %s against:", p->installer);
+		else
+			rr_strbuf_adds(out, "# resolved against:");
+		for (size_t i = 0; i < p->nindexes; i++) {
+			const struct rr_plan_index *x = &p->indexes[i];
+			bool named = !x->written && strcmp(x->origin, "default") != 0;
+			rr_strbuf_addf(out, "%s %s", i ? "," : "", x->url);
+			if (x->primary || named)
+				rr_strbuf_addf(out, " (%s%s%s)", x->primary ? "default" : "",
+					       x->primary && named ? ", " : "", named ? x->origin : "");
+		}
 		rr_strbuf_addch(out, '\n');
 	}
 	rr_strbuf_addf(out, "# %zu kept, %zu pinned, %zu stripped, %zu held back; %zu protected "
@@ -97,17 +110,25 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 			       p->excludes[i]);
 }
 
-/* --extra-index-url lines first (uv asks them before the default), then --index-url */
+/*
+ * the indexes given to rocm-resolve or in its inputs, --index-url first: pip
+ * lets a file's --index-url line replace the indexes named before it, uv asks
+ * the default last wherever its line is. What the installer's configuration
+ * sets, and PyPI when nobody chose an index, is left to the installer.
+ */
 static void write_indexes(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	bool creds = false;
 
-	for (size_t i = 0; i < p->nindexes; i++) {
-		const struct rr_plan_index *x = &p->indexes[i];
-		rr_strbuf_addf(out, "%s %s\n", x->primary ? "--index-url" : "--extra-index-url",
-			       x->url);
-		creds |= x->credentials_removed;
-	}
+	for (int primary = 1; primary >= 0; primary--)
+		for (size_t i = 0; i < p->nindexes; i++) {
+			const struct rr_plan_index *x = &p->indexes[i];
+			if (!x->written || x->primary != primary)
+				continue;
+			rr_strbuf_addf(out, "%s %s\n", primary ? "--index-url" : "--extra-index-url",
+				       x->url);
+			creds |= x->credentials_removed;
+		}
 	if (creds)
 		rr_strbuf_adds(out, "# credentials in index URLs are never written: give them to the "
 				    "installer through ~/.netrc, keyring, or ${VAR} in the URL\n");
@@ -278,16 +299,19 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_add_json_kv(out, "instead", c->instead, true);
 		rr_strbuf_addf(out, "\"uv_only\":%s}", c->uv_only ? "true" : "false");
 	}
-	rr_strbuf_adds(out, "],\"indexes\":[");
+	rr_strbuf_adds(out, "],");
+	rr_strbuf_add_json_kv(out, "installer", p->installer, true);
+	rr_strbuf_adds(out, "\"indexes\":[");
 	for (size_t i = 0; i < p->nindexes; i++) {
 		if (i)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_addch(out, '{');
 		rr_strbuf_add_json_kv(out, "url", p->indexes[i].url, true);
 		rr_strbuf_add_json_kv(out, "origin", p->indexes[i].origin, true);
-		rr_strbuf_addf(out, "\"default\":%s,\"credentials_removed\":%s}",
+		rr_strbuf_addf(out, "\"default\":%s,\"credentials_removed\":%s,\"written\":%s}",
 			       p->indexes[i].primary ? "true" : "false",
-			       p->indexes[i].credentials_removed ? "true" : "false");
+			       p->indexes[i].credentials_removed ? "true" : "false",
+			       p->indexes[i].written ? "true" : "false");
 	}
 	rr_strbuf_addf(out, "],\"resolved\":%s,", p->resolved ? "true" : "false");
 	rr_strbuf_add_json_kv(out, "unresolved", p->unresolved, true);

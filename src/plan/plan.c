@@ -647,6 +647,7 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 	b.plan->resolved = in->res != NULL;
 	b.plan->unresolved = in->unresolved ? rr_xstrdup(in->unresolved) : NULL;
 	b.plan->no_index = rs->no_index;
+	b.plan->installer = in->installer ? in->installer : "uv";
 	if (!rs->no_index) {
 		b.plan->indexes = rr_xcalloc(in->nindexes + 1, sizeof(*b.plan->indexes));
 		for (size_t i = 0; i < in->nindexes; i++) {

@@ -207,7 +207,8 @@ static void push_lines(const struct scenario *sc, struct rr_strv *out, const cha
 
 /* the option words; "-c NAME" names a file of the question (kept in paths) */
 static rr_err pipeline_options(const struct scenario *sc, const struct question *q,
-			       struct rr_flow_opts *o, struct rr_strv *paths, rr_error *err)
+			       struct rr_flow_opts *o, struct rr_installer_config *cfg,
+			       struct rr_strv *paths, rr_error *err)
 {
 	for (size_t i = 0; i < q->options.n; i++) {
 		const char *w = q->options.v[i];
@@ -240,6 +241,23 @@ static rr_err pipeline_options(const struct scenario *sc, const struct question 
 		} else if (!strcmp(w, "--index-url") && arg) {
 			o->index_url = arg;
 			i++;
+		} else if (!strcmp(w, "--installer") && arg) {
+			cfg->installer = strcmp(arg, "pip") ? RR_INSTALLER_UV : RR_INSTALLER_PIP;
+			i++;
+		} else if ((!strcmp(w, "--config-index") || !strcmp(w, "--config-default-index")) &&
+			   arg && i + 2 < q->options.n) {
+			/* an index from the installer's configuration: ORIGIN URL */
+			struct rr_config_value v = {rr_xstrdup(q->options.v[i + 2]), rr_xstrdup(arg)};
+			if (w[9] == 'd') {
+				free(cfg->default_index.value);
+				free(cfg->default_index.origin);
+				cfg->default_index = v;
+			} else {
+				cfg->indexes = rr_xrealloc(cfg->indexes,
+							   (cfg->nindexes + 1) * sizeof(*cfg->indexes));
+				cfg->indexes[cfg->nindexes++] = v;
+			}
+			i += 2;
 		} else
 			return rr_fail(err, RR_E_PARSE, "option: unknown or incomplete '%s'", w);
 		if (list) {
@@ -261,6 +279,7 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 	RR_AUTOFREE char *cache = rr_xasprintf("%s/cache", sc->tmpdir);
 	RR_AUTOFREE char *data = rr_xasprintf("%s/data", sc->tmpdir);
 	struct rr_strv cpaths = RR_STRV_INIT;
+	struct rr_installer_config cfg = {.installer = RR_INSTALLER_UV};
 	rr_err rc;
 
 	o.inputs = (const char *const *)q->inputs.v;
@@ -272,7 +291,9 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 	o.getenv_fn = no_env;
 	rr_provider_mem_get(sc->mem, &prov);
 	o.provider = &prov;
-	rc = pipeline_options(sc, q, &o, &cpaths, &err);
+	/* hermetic: the installer's configuration is what the options say, never read */
+	o.config = &cfg;
+	rc = pipeline_options(sc, q, &o, &cfg, &cpaths, &err);
 	if (!rc)
 		rc = rr_flow_open(&o, &f, &err);
 	/* the environment's distributions are candidates too, as the index provider offers them */
@@ -311,6 +332,7 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 	free((void *)o.extra_index_urls);
 	free((void *)o.constraints);
 	rr_strv_release(&cpaths);
+	rr_config_release(&cfg);
 	rr_flow_free(f);
 	rr_error_release(&err);
 }

@@ -236,14 +236,19 @@ static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts 
 	for (size_t i = 0; i < f->nindexes; i++) {
 		const struct rr_plan_index *x = &f->indexes[i];
 		RR_AUTOFREE char *shown = NULL;
-		if (strchr(x->origin, ':') && strncmp(x->origin, "--", 2) != 0)
+		if (x->written && strchr(x->origin, ':') && strncmp(x->origin, "--", 2) != 0)
 			continue; /* from a requirements file: the copied file carries it */
 		if (strcmp(x->origin, "default") == 0)
 			continue;
 		/* as given, ${VAR} kept, a literal secret redacted: the plan strips it alike */
 		shown = redacted(f->index_written[i], any);
-		rr_strbuf_addf(opt, " %s %s", x->primary ? "--index-url" : "--extra-index-url",
-			       shown);
+		if (!x->written) /* the installer's configuration: the replay reads none */
+			rr_strbuf_addf(opt, " %s %s %s",
+				       x->primary ? "--config-default-index" : "--config-index",
+				       x->origin, shown);
+		else
+			rr_strbuf_addf(opt, " %s %s", x->primary ? "--index-url" : "--extra-index-url",
+				       shown);
 	}
 	for (size_t i = 0; i < cnames->n; i++)
 		rr_strbuf_addf(opt, " -c %s", cnames->v[i]);
@@ -259,6 +264,7 @@ static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts 
 		rr_strbuf_adds(opt, " --no-index");
 	if (o->allow_excludes)
 		rr_strbuf_adds(opt, " --uv-excludes");
+	rr_strbuf_addf(opt, " --installer %s", rr_installer_name(f->config.installer));
 }
 
 static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struct rr_flow_opts *o,

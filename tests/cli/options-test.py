@@ -144,7 +144,7 @@ def test_exact_and_per_command():
               f"exit {p.returncode}\n{p.stderr}")
     for args, opt in ((["verify", "--lock"], "--lock"), (["inspect", "--no-index"], "--no-index"),
                       (["restore", "--format", "json"], "--format"),
-                      (["check", "--installer", "pip", safe], "--installer"),
+                      (["check", "--require-gpu", safe], "--require-gpu"),
                       (["install", "--stack", "x.json", safe], "--stack")):
         p = run(args + ["--venv", venv])
         check(p.returncode == 2 and f"{args[0]} takes no option '{opt}'" in p.stderr,
@@ -178,17 +178,16 @@ def plan_lines(p):
 
 def test_uv_meanings():
     base = ["--no-index", "--venv", venv]
-    # --index is asked before the default index, whatever the order given; the last
-    # --default-index / --index-url is the default
-    p = run(base + ["--default-index", "http://d.invalid/simple", "--index",
-                    "http://a.invalid/simple", "--extra-index-url", "http://b.invalid/simple",
-                    safe])
+    # --index entries are asked before --extra-index-url ones, whatever the order given (as
+    # in uv); the plan writes --index-url first (pip lets it drop the lines before it)
+    p = run(base + ["--default-index", "http://d.invalid/simple", "--extra-index-url",
+                    "http://b.invalid/simple", "--index", "http://a.invalid/simple", safe])
     lines = plan_lines(p)
     idx = [l for l in lines if "index-url" in l]
-    check(idx == ["--extra-index-url http://a.invalid/simple",
-                  "--extra-index-url http://b.invalid/simple",
-                  "--index-url http://d.invalid/simple"],
-          "--index then --extra-index-url before --default-index in the plan", idx)
+    check(idx == ["--index-url http://d.invalid/simple",
+                  "--extra-index-url http://a.invalid/simple",
+                  "--extra-index-url http://b.invalid/simple"],
+          "--index-url first, then --index before --extra-index-url", idx)
     p = run(base + ["-i", "http://one.invalid/simple", "--default-index",
                     "http://two.invalid/simple", safe])
     check("--index-url http://two.invalid/simple" in plan_lines(p) and

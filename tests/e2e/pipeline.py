@@ -99,9 +99,11 @@ def main():
             hostport = idx.url[len("http://"):]
             r = rr(["-i", f"http://alice:s3cret@{hostport}/simple/", "--extra-index-url",
                     f"http://bob:hunter2@{hostport}/private/simple/", req])
-            check("credentials never reach the plan; the extra index comes before the default",
+            # --index-url first: pip lets a file's --index-url line drop the indexes named
+            # before it (uv asks the default last wherever its line is)
+            check("credentials never reach the plan; --index-url comes before --extra-index-url",
                   r.returncode == 0 and "s3cret" not in r.stdout and "hunter2" not in r.stdout and
-                  r.stdout.index("--extra-index-url") < r.stdout.index("--index-url") and
+                  r.stdout.index("--index-url") < r.stdout.index("--extra-index-url") and
                   "# credentials in index URLs are never written" in r.stdout, r.stdout + r.stderr)
             r = rr(["-i", simple, "--extra-index-url", "https://user:pw@download.pytorch.org/whl/cu121", req])
             check("a credentialed CUDA index from the command line is neither asked nor named",

@@ -17,7 +17,6 @@ result plan,decisions,check,excludes <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
 #>plan # bridged: apex, torch, torchaudio, torchvision, triton come from /opt/venv/lib/python3.12/site-packages through a .pth file; pip sees them there, uv does not: install with `rocm-resolve install` or give uv the --uv-excludes file
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)

@@ -49,7 +49,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 0 pinned, 1 stripped, 0 held back; 4 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan pytorch-triton-rocm==3.4.0  # GPU-family package installed with the ROCm torch 2.8.0+rocm6.4
 #>plan torch==2.8.0+rocm6.4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)

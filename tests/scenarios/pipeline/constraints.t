@@ -23,7 +23,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt @DIR@/constraints.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 2 kept, 0 pinned, 2 stripped, 0 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan -c @DIR@/data/constraints/constraints-8e0b3ba860a6483c.txt
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)

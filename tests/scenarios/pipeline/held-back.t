@@ -44,7 +44,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)

@@ -70,7 +70,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 0 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
@@ -93,7 +92,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
@@ -117,7 +115,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
@@ -158,7 +155,6 @@ result plan,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 2 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
@@ -227,7 +223,6 @@ result plan,decisions,check <inline>
 #>plan # inputs: @DIR@/requirements.txt
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 2 kept, 0 pinned, 3 stripped, 0 held back; 5 protected distributions
-#>plan --index-url https://pypi.org/simple
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
 #>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
