@@ -63,7 +63,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rr_marker_free(m3);
 			rr_strbuf_release(&s3);
 		}
-		if (strcmp(s1.buf, s2.buf) == 0) {
+		/*
+		 * a value holding a double quote is printed between double
+		 * quotes (packaging's str() does the same), so the printed text
+		 * may read back as another tree that prints the same; such a
+		 * value can only come from single quotes or an escape
+		 */
+		if (strcmp(s1.buf, s2.buf) == 0 && !memchr(data, '\'', size) &&
+		    !memchr(data, '\\', size)) {
 			e2 = rr_marker_eval(m2, &env, &y2, NULL);
 			if (e1 != e2 || (e1 == RR_OK && y1 != y2))
 				abort();
