@@ -1093,9 +1093,15 @@ static void format_val(const struct mval *v, struct rr_strbuf *out)
 		rr_strbuf_adds(out, var_names[v->v]);
 		return;
 	}
-	rr_strbuf_addch(out, '"');
+	/*
+	 * packaging prints every value between double quotes, even one holding a
+	 * double quote, which then reads back as something else (pip rejects
+	 * `x; os_name == "a"b"`); such a value goes between single quotes
+	 */
+	char q = memchr(v->s, '"', v->len) && !memchr(v->s, '\'', v->len) ? '\'' : '"';
+	rr_strbuf_addch(out, q);
 	rr_strbuf_add(out, v->s, v->len);
-	rr_strbuf_addch(out, '"');
+	rr_strbuf_addch(out, q);
 }
 
 static void format_list(const struct rr_marker *m, bool first, struct rr_strbuf *out)

@@ -10,8 +10,11 @@ both accept; on rejection the same column when packaging reports a syntax
 error span on ASCII input; on acceptance the same str() and the same
 evaluation result (or both raise). Exits 77 when packaging is missing.
 
-One deliberate divergence: packaging 23.0's Marker() ignores text after the
-last complete comparison ("os_name == 'nt' garbage"); 23.1 and later reject
+Two deliberate divergences. packaging's str() prints a value holding a double
+quote between double quotes, which reads back as something else (pip rejects
+`x; os_name == "a"b"`); rocm-resolve prints it between single quotes, and the
+reference here is given the same rule (Value.serialize below). And packaging
+23.0's Marker() ignores text after the last complete comparison ("os_name == 'nt' garbage"); 23.1 and later reject
 it, as rocm-resolve does, so the reference here checks for the end of input.
 """
 import os
@@ -21,6 +24,7 @@ import subprocess
 import sys
 
 try:
+    from packaging import _parser
     from packaging._parser import _parse_marker, parse_requirement
     from packaging._tokenizer import DEFAULT_RULES, ParserSyntaxError, Tokenizer
     from packaging.markers import Marker, _normalize_extra_values
@@ -28,6 +32,13 @@ try:
 except ImportError:
     print("packaging not available; skipping")
     sys.exit(77)
+
+def _serialize_value(self):
+    q = "'" if '"' in self.value and "'" not in self.value else '"'
+    return q + self.value + q
+
+
+_parser.Value.serialize = _serialize_value
 
 VARS = ["os_name", "sys_platform", "platform_machine", "platform_python_implementation",
         "platform_release", "platform_system", "platform_version", "python_version",
