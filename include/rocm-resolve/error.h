@@ -31,7 +31,6 @@ struct rr_strbuf;
 	X(RR_E_DATA, "data")                                                                       \
 	X(RR_E_LIMIT, "limit")                                                                     \
 	X(RR_E_ENV, "environment")                                                                 \
-	X(RR_E_GPU, "gpu")                                                                         \
 	X(RR_E_NOTFOUND, "not-found")                                                              \
 	X(RR_E_UNSUPPORTED, "unsupported")                                                         \
 	X(RR_E_CONFLICT, "conflict")                                                               \

@@ -32,7 +32,6 @@ int rr_cli_exit_for(rr_err code)
 	case RR_E_NETWORK:
 	case RR_E_HTTP:
 	case RR_E_ARCHIVE:
-	case RR_E_GPU:
 	case RR_E_NOTFOUND:
 		return RR_EXIT_ENV;
 	case RR_E_CONFLICT:
