@@ -120,7 +120,14 @@ char *rr_store_dir(const char *root, const char *venv_root);
  * create false and no store yet, RR_OK with *fd -1
  */
 rr_err rr_store_lock(const char *dir, bool create, int *fd, rr_error *err) RR_WUR;
-/* replaces the manifest in dir (created with its parents); stats may be NULL */
+/*
+ * replaces the manifest in dir (created with its parents); stats may be NULL. The previous
+ * snapshot's bytes of a file still listed but missing now stay in the store. RR_E_ENV, with
+ * nothing changed, when the new snapshot would drop the store's only copy of a file of the
+ * previous (validated) snapshot: a protected build replaced or removed outside rocm-resolve,
+ * whose bytes are no longer in the venv as the snapshot has them; the message names the
+ * distributions and says to run `rocm-resolve restore` first
+ */
 rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 			struct rr_store_stats *stats, rr_error *err) RR_WUR;
 /* RR_E_NOTFOUND when dir holds no manifest; RR_E_DATA for a malformed one */

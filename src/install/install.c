@@ -165,6 +165,19 @@ static rr_err store_dir_for(const struct rr_install_opts *o, const struct rr_flo
 	return RR_OK;
 }
 
+/* the store could not be made or written: nothing was installed, and the user is told so */
+static rr_err store_failed(rr_err rc, rr_error *err)
+{
+	if (!rc || rc == RR_E_ENV)
+		return rc; /* RR_E_ENV says why already (another install, the only copy) */
+	rr_error_prefix(err, "without a snapshot the protected stack could not be put back, so "
+			     "the installer was not run: ");
+	/* a full disk or a state directory that cannot be written: the environment's problem */
+	if (rc == RR_E_IO)
+		err->code = rc = RR_E_ENV;
+	return rc;
+}
+
 static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flow *f,
 			    const char *dir, rr_error *err)
 {
@@ -193,11 +206,8 @@ static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flo
 	rc = rr_store_take(dir, &spec, &st, err);
 	free(dists);
 	free(sites);
-	if (rc) {
-		rr_error_prefix(err, "without a snapshot the protected stack could not be put "
-				     "back, so the installer was not run: ");
-		return rc;
-	}
+	if (rc)
+		return store_failed(rc, err);
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_STORED, .store_dir = dir,
 					  .stats = &st});
 	return RR_OK;
@@ -602,7 +612,7 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 		rc = store_dir_for(o, t.flow, &t.dir, err);
 	/* one install at a time: a second one would snapshot the first one's damage */
 	if (!rc && !r->dry_run)
-		rc = rr_store_lock(t.dir, true, &t.lock, err);
+		rc = store_failed(rr_store_lock(t.dir, true, &t.lock, err), err);
 	if (rc)
 		goto out;
 	/* from here on a signal is forwarded to the installer and ends in clean-up */

@@ -313,6 +313,30 @@ static void split_dist_info(const char *base, char **name, char **version)
 
 /* ---------------------------------------------------------------- taking one */
 
+enum fstate { F_SAME, F_DIFFERS, F_MISSING, F_NOTREG };
+
+static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
+{
+	struct stat st;
+	char h[44];
+
+	if (lstat(f->path, &st))
+		/* missing already when the snapshot was taken: not this installer's doing */
+		return !full && f->ctime_ns == -1 ? F_SAME : F_MISSING;
+	if (!S_ISREG(st.st_mode))
+		return F_NOTREG;
+	if (!full && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
+	    (uint64_t)st.st_size == f->size &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns &&
+	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == f->ctime_ns)
+		return F_SAME; /* the same inode, untouched: ctime cannot be set from user space */
+	*hashed = true;
+	if (!hash_path(f->path, h))
+		return F_MISSING;
+	return strcmp(h, f->hash) ? F_DIFFERS : F_SAME;
+}
+
+
 static int lock_store(const char *dir, rr_error *err)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/lock", dir);
@@ -529,18 +553,27 @@ static bool write_manifest(const char *dir, const struct rr_store *s, rr_error *
 	return rr_file_write_atomic(path, text.buf, text.len, 0644, err) == RR_OK;
 }
 
+/* the hashes a snapshot names, sorted for rr_manifest_in_sorted; free() the array only */
+static char **sorted_hashes(const struct rr_store *s, size_t *n)
+{
+	char **v = rr_xcalloc(s->nfiles + 1, sizeof(*v));
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		v[i] = (char *)s->files[i].hash;
+	rr_qsort(v, s->nfiles, sizeof(*v), rr_manifest_cmp_str);
+	*n = s->nfiles;
+	return v;
+}
+
 /* objects no big file of s refers to (an older snapshot's); packs other than s->pack */
 static void prune_store(const char *dir, const char *objdir, const struct rr_store *s)
 {
 	DIR *d = opendir(objdir);
 	struct dirent *de;
-	char **keep = rr_xcalloc(s->nfiles + 1, sizeof(*keep));
-	size_t nkeep = 0;
-
+	size_t nkeep;
 	/* by hash, whatever the live file's size now: a damaged library may have shrunk */
-	for (size_t i = 0; i < s->nfiles; i++)
-		keep[nkeep++] = (char *)s->files[i].hash;
-	rr_qsort(keep, nkeep, sizeof(*keep), rr_manifest_cmp_str);
+	char **keep = sorted_hashes(s, &nkeep);
+
 	while (d && (de = readdir(d))) {
 		const char *n = de->d_name;
 		if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
@@ -630,8 +663,10 @@ static bool write_pack(const char *dir, const struct rr_store *old, struct rr_st
 	uint64_t off = 0;
 	bool ok = true;
 
+	/* a file missing now keeps the bytes the old pack has of it: they may be the only copy */
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (s->files[i].ctime_ns != -1 && s->files[i].size <= RR_STORE_COPY_MAX)
+		if (s->files[i].ctime_ns != -1 ? s->files[i].size <= RR_STORE_COPY_MAX
+					       : old && rr_manifest_find_packed(old, s->files[i].hash))
 			small[nsmall++] = &s->files[i];
 	rr_qsort(small, nsmall, sizeof(*small), cmp_file_hash);
 	random_name(rnd);
@@ -742,6 +777,48 @@ static bool keep_object(const char *path, const char *objdir, const char *obj, c
 	return true;
 }
 
+/*
+ * would the snapshot s, replacing old, discard the only copy of something? A file of old whose
+ * content (hash) s does not keep, which the store has bytes of, and which is no longer in the
+ * venv as it was (a protected build replaced or removed outside rocm-resolve): then the store
+ * is the only place its bytes are. Names the distributions in *why
+ */
+static bool discards_only_copy(const char *dir, const struct rr_store *old,
+			       const struct rr_store *s, struct rr_strbuf *why)
+{
+	size_t nkeep, *lost = rr_xcalloc(old->ndists + 1, sizeof(*lost)), nfiles = 0;
+	char **keep = sorted_hashes(s, &nkeep);
+	const char *example = NULL;
+
+	for (size_t i = 0; i < old->nfiles; i++) {
+		const struct sfile *f = &old->files[i];
+		RR_AUTOFREE char *obj = NULL;
+		struct stat st;
+		bool hashed = false;
+		if (f->ctime_ns == -1 || rr_manifest_in_sorted(keep, nkeep, f->hash))
+			continue;
+		obj = rr_xasprintf("%s/objects/%s", dir, f->hash);
+		if (!rr_manifest_find_packed(old, f->hash) && lstat(obj, &st))
+			continue; /* the store has no bytes of it: nothing to lose */
+		if (file_state(f, false, &hashed) == F_SAME)
+			continue; /* still in the venv as it was */
+		lost[f->dist]++;
+		nfiles++;
+		example = example ? example : rr_manifest_rel(f->path, old->dists[f->dist].site);
+	}
+	for (size_t i = 0; i < old->ndists; i++)
+		if (lost[i])
+			rr_strbuf_addf(why, "%s%zu file%s of %s %s", why->len ? ", " : "", lost[i],
+				       lost[i] == 1 ? "" : "s", old->dists[i].name,
+				       old->dists[i].version);
+	if (nfiles)
+		rr_strbuf_addf(why, " ('%s'%s) %s", example, nfiles > 1 ? " among them" : "",
+			       nfiles > 1 ? "are" : "is");
+	free(keep);
+	free(lost);
+	return nfiles > 0;
+}
+
 rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 			struct rr_store_stats *stats, rr_error *err)
 {
@@ -764,6 +841,23 @@ rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 		rr_error_release(&ignored);
 	s = collect(spec, &st);
 	rr_qsort(s->files, s->nfiles, sizeof(*s->files), rr_manifest_cmp_file);
+	/* the previous snapshot, when it is this venv's, may hold the only copy of a build */
+	if (old && rr_store_validate(old, spec->venv_root, spec->sites, spec->nsites, &ignored)) {
+		rr_error_release(&ignored);
+	} else if (old) {
+		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
+		if (discards_only_copy(dir, old, s, &why)) {
+			rr_fail(err, RR_E_ENV, "the protected stack changed since the last snapshot, "
+					       "outside rocm-resolve: %s no longer in the venv as "
+					       "the snapshot has them, and the install store holds "
+					       "their only copy; a new snapshot would discard it, so "
+					       "nothing was installed. Put the stack back with "
+					       "`rocm-resolve restore` first (or, to give up that "
+					       "copy for good, move '%s' away)",
+				why.buf, dir);
+			ok = false;
+		}
+	}
 	for (size_t i = 0; ok && i < s->nfiles; i++) {
 		struct sfile *f = &s->files[i];
 		RR_AUTOFREE char *obj = rr_xasprintf("%s/%s", objdir, f->hash);
@@ -882,29 +976,6 @@ static void push_msg(char ***v, size_t *n, char *msg)
 {
 	*v = rr_xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = msg;
-}
-
-enum fstate { F_SAME, F_DIFFERS, F_MISSING, F_NOTREG };
-
-static enum fstate file_state(const struct sfile *f, bool full, bool *hashed)
-{
-	struct stat st;
-	char h[44];
-
-	if (lstat(f->path, &st))
-		/* missing already when the snapshot was taken: not this installer's doing */
-		return !full && f->ctime_ns == -1 ? F_SAME : F_MISSING;
-	if (!S_ISREG(st.st_mode))
-		return F_NOTREG;
-	if (!full && (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino &&
-	    (uint64_t)st.st_size == f->size &&
-	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == f->mtime_ns &&
-	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == f->ctime_ns)
-		return F_SAME; /* the same inode, untouched: ctime cannot be set from user space */
-	*hashed = true;
-	if (!hash_path(f->path, h))
-		return F_MISSING;
-	return strcmp(h, f->hash) ? F_DIFFERS : F_SAME;
 }
 
 /*

@@ -475,6 +475,37 @@ def main():
         else:
             print("# not root: the other-user case (install as uid 65534) is skipped")
 
+        # 18. the ROCm triton replaced outside rocm-resolve between two installs (a plain
+        #     `pip install`): the store holds its only copy, so the next install refuses to
+        #     take a snapshot over it (exit 3, nothing run); restore brings it back
+        c = Case(tmp, "replaced-outside", big=True)
+        r = c.install("none")
+        check(r.returncode == 0, "replaced outside: a first install exits 0", show(r))
+        env = c.env("replace")
+        subprocess.run([os.path.join(c.bin, "uv")], env=env, check=True)
+        os.unlink(c.log)
+        manifest = glob.glob(os.path.join(c.state, "rocm-resolve", "snapshots", "*", "manifest"))[0]
+        before = open(manifest, "rb").read()
+        r = c.install("clobber")
+        check(r.returncode == 3 and "changed since the last snapshot" in r.stderr
+              and "triton 3.5.1+rocm" in r.stderr and "rocm-resolve restore" in r.stderr
+              and not os.path.exists(c.log) and open(manifest, "rb").read() == before,
+              "replaced outside: install refuses to snapshot over the only copy, runs nothing", show(r))
+        r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True, env=env, timeout=60)
+        check(r.returncode == 0 and not record_problems(c.venv),
+              "replaced outside: restore brings the ROCm build back, big library included", show(r))
+        r = c.install("none")
+        check(r.returncode == 0, "replaced outside: then install works again", show(r))
+
+        # 19. a store that cannot be written (the state directory is a file here; a full disk,
+        #     a read-only home): the environment's problem, exit 3, the installer never runs
+        c = Case(tmp, "store-unwritable")
+        open(c.state, "w").close()
+        r = c.install("clobber")
+        check(r.returncode == 3 and "without a snapshot" in r.stderr and "installer was not run" in r.stderr
+              and not os.path.exists(c.log) and tree(c.venv) == c.before,
+              "unwritable store: exit 3, the installer not run, the venv unchanged", show(r))
+
         # 10. signals: SIGTERM and SIGINT are forwarded; the child is reaped, the plan removed
         for sig in (signal.SIGTERM, signal.SIGINT):
             c = Case(tmp, f"signal-{sig.name}")

@@ -374,6 +374,23 @@ static void test_damaged_before(void **state)
 	s = rr_store_free(s);
 }
 
+/* after a second snapshot, a full repair puts rel's good bytes back: nothing lost */
+static void second_snapshot_repairs(const char *rel, const char *good, size_t len)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	struct rr_store *s = take_and_load(store);
+	struct rr_store_result r;
+	rr_error e = RR_ERROR_INIT;
+
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
+	assert_int_equal(r.nchanged, 1);
+	assert_int_equal(r.nlost, 0);
+	assert_int_equal(r.nrestored, 1);
+	rr_store_result_release(&r);
+	assert_true(same(rel, good, len));
+	s = rr_store_free(s);
+}
+
 /*
  * issue 19 item 1: a protected library over the copy threshold replaced by a file of another
  * size (a plain `pip install` writing over it), then another snapshot: the store keeps its
@@ -382,21 +399,27 @@ static void test_damaged_before(void **state)
 static void test_big_file_replaced_between_snapshots(void **state)
 {
 	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
-	struct rr_store *s = take_and_load(store);
-	struct rr_store_result r;
-	rr_error e = RR_ERROR_INIT;
 	(void)state;
 
-	s = rr_store_free(s);
+	rr_store_free(take_and_load(store));
 	put("venv/site/triton/_C/libtriton.so", "damaged, another size", 21);
-	s = take_and_load(store);
-	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR | RR_STORE_FULL, &r, &e), RR_OK);
-	assert_int_equal(r.nchanged, 1);
-	assert_int_equal(r.nlost, 0);
-	assert_int_equal(r.nrestored, 1);
-	rr_store_result_release(&r);
-	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
-	s = rr_store_free(s);
+	second_snapshot_repairs("venv/site/triton/_C/libtriton.so", big, nbig);
+}
+
+/*
+ * a small protected file removed between two snapshots (`rm`, a half-done uninstall): the next
+ * snapshot lists it as missing, and its bytes stay in the pack (the only copy), so a full
+ * repair still puts it back
+ */
+static void test_small_file_removed_between_snapshots(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	RR_AUTOFREE char *gone = rr_xasprintf("%s/venv/site/triton/__init__.py", tmp);
+	(void)state;
+
+	rr_store_free(take_and_load(store));
+	assert_int_equal(unlink(gone), 0);
+	second_snapshot_repairs("venv/site/triton/__init__.py", "rocm triton\n", 12);
 }
 
 /* a big file that already differs from its RECORD hash is never kept under that hash */
@@ -430,6 +453,65 @@ static void test_big_file_damaged_before(void **state)
 	assert_int_equal(r.nrestored, 1);
 	rr_store_result_release(&r);
 	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
+	s = rr_store_free(s);
+}
+
+/*
+ * the protected build replaced outside rocm-resolve (a plain `pip install triton` between two
+ * installs): a new snapshot would describe the new build and prune the old one's objects and
+ * pack entries, the only copy of it. take refuses (RR_E_ENV, naming it) and changes nothing;
+ * the old snapshot still restores it
+ */
+static void test_take_keeps_the_only_copy(void **state)
+{
+	RR_AUTOFREE char *store = rr_xasprintf("%s/store", tmp);
+	RR_AUTOFREE char *mpath = rr_xasprintf("%s/store/manifest", tmp);
+	RR_AUTOFREE char *old_di = rr_xasprintf("%s/venv/site/triton-1.0+rocm.dist-info", tmp);
+	RR_AUTOFREE char *cmd = rr_xasprintf("rm -rf '%s'", old_di);
+	RR_AUTO_STRBUF struct rr_strbuf before = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf after = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf rec = RR_STRBUF_INIT;
+	struct rr_store *s = take_and_load(store);
+	struct rr_store_stats st;
+	struct rr_store_result r;
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	s = rr_store_free(s);
+	assert_int_equal(rr_strbuf_read_file(&before, mpath, 1u << 30, NULL), RR_OK);
+	/* PyPI's triton 1.0 over the ROCm build: the old dist-info gone, other bytes */
+	assert_int_equal(system(cmd), 0);
+	put("venv/site/triton/_C/libtriton.so", "cuda", 4);
+	puts_("venv/site/triton/__init__.py", "cuda triton\n");
+	record_line(&rec, "triton/__init__.py", "cuda triton\n", 12);
+	record_line(&rec, "triton/_C/libtriton.so", "cuda", 4);
+	puts_("venv/site/triton-1.0.dist-info/RECORD", rec.buf);
+	{
+		RR_AUTOFREE char *root = rr_xasprintf("%s/venv", tmp);
+		RR_AUTOFREE char *site = rr_xasprintf("%s/venv/site", tmp);
+		RR_AUTOFREE char *di = rr_xasprintf("%s/venv/site/triton-1.0.dist-info", tmp);
+		const char *sites[] = {site};
+		struct rr_store_dist d = {"triton", "1.0", di, site};
+		struct rr_store_spec sp = {root, sites, 1, &d, 1};
+		assert_int_equal(rr_store_take(store, &sp, &st, &e), RR_E_ENV);
+	}
+	if (!strstr(e.msg, "triton 1.0+rocm") || !strstr(e.msg, "rocm-resolve restore"))
+		fail_msg("%s", e.msg);
+	rr_error_release(&e);
+	assert_int_equal(rr_strbuf_read_file(&after, mpath, 1u << 30, NULL), RR_OK);
+	assert_true(before.len == after.len && !memcmp(before.buf, after.buf, before.len));
+	/* and the old snapshot still has every byte of the ROCm build */
+	s = load_validated(store);
+	assert_int_equal(rr_store_check(s, RR_STORE_REPAIR, &r, &e), RR_OK);
+	assert_int_equal(r.nlost, 0);
+	assert_int_equal(r.nremoved, 1);
+	rr_store_result_release(&r);
+	assert_true(same("venv/site/triton/_C/libtriton.so", big, nbig));
+	assert_true(same("venv/site/triton/__init__.py", "rocm triton\n", 12));
+	assert_false(exists("venv/site/triton-1.0.dist-info"));
+	s = rr_store_free(s);
+	/* once the stack is back, a new snapshot is taken as before */
+	s = take_and_load(store);
 	s = rr_store_free(s);
 }
 
@@ -532,6 +614,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_big_file_replaced_between_snapshots, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_big_file_damaged_before, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_file_removed_between_snapshots, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_take_keeps_the_only_copy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tampered_manifest, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
