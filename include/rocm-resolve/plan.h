@@ -160,6 +160,11 @@ struct rr_plan {
 	char **bridged;
 	size_t nbridged;
 	char *bridge_site; /* the first bridged site, for the header */
+	/* protected distributions inherited from the base interpreter (a venv made with
+	 * --system-site-packages over the image's Python): pip sees them, uv does not */
+	char **inherited;
+	size_t ninherited;
+	char *base_site; /* the first base site, for the header */
 	size_t counts[RR_ACT__MAX];
 };
 
@@ -200,7 +205,9 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);
 /*
  * the names that must never be installed next to the stack, one a line, each
  * once: stripped CUDA-only and clashing requirements, then what the resolution
- * found resolved packages need (p->excludes); the uv --excludes format
+ * found resolved packages need (p->excludes), then the protected names uv cannot see
+ * (bridged through a .pth file, inherited from the base interpreter); the uv
+ * --excludes format
  */
 void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out);
 /* the `check` report: one line per decision that breaks the stack */

@@ -140,6 +140,13 @@ rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *t
 rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_input_sel *sel,
 		     rr_error *err) RR_WUR;
 void rr_reqset_release(struct rr_reqset *set);
+/*
+ * s with every ${VAR} reference (pip's rule: NAME in [A-Z0-9_]) replaced by its value
+ * from getenv_fn (NULL: getenv); unset or empty ones stay as written. For values given
+ * outside a requirements file (options, the environment) that use the same form. The
+ * result may hold a secret: never print it. Caller frees.
+ */
+char *rr_reqfile_expand(const char *s, const char *(*getenv_fn)(const char *));
 
 /* internal to src/input: append an item (fields moved in) / a warning */
 struct rr_item *rr_reqset_add_item(struct rr_reqset *set);

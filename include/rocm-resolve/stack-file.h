@@ -13,7 +13,7 @@
  * The reader gives the struct rr_venv the live load gave in the container - every
  * distribution with version, Requires-Dist, Requires-Python, Provides-Extra, top-level
  * modules, installer, direct URL (credentials redacted, as a live load redacts them),
- * site and bridge; python version, the full marker environment and wheel platform;
+ * site, bridge and whether it is inherited from the base interpreter; python version, the full marker environment and wheel platform;
  * torch/version.py facts; ROCm version; the pip constraints; warnings - so
  * rr_stack_compute and the plan give the container's answers on any host. The
  * "protected" list it also holds is a report: the reader recomputes it with its own
@@ -33,7 +33,7 @@ struct rr_venv;
 struct rr_stack;
 struct rr_strbuf;
 
-#define RR_STACK_FILE_SCHEMA 2
+#define RR_STACK_FILE_SCHEMA 3
 #define RR_STACK_FILE_MAX (256u << 20)
 
 /* append the stack file of v, whose protected stack is s, to out */

@@ -17,13 +17,19 @@
  *   - it is in the GPU family (policy gpu_family) and was installed from a direct
  *     URL, or carries a local label that is not a stock variant (+cpu, +cu128), or
  *     torch is a ROCm build (then the whole installed family is that build's stack);
+ *   - the pip constraint in force (venv->constraints: PIP_CONSTRAINT, else
+ *     /etc/pip/constraint.txt) pins it exactly at its installed version;
+ *   - it is a GPU-family member of a clash group (the triton family) in the site of a
+ *     protected torch, no other member of the group being installed: the build torch
+ *     runs with, labelled or not (NGC's unlabelled triton next to its torch);
  *   - a protected distribution pins it exactly (Requires-Dist: triton==3.5.1+rocm...,
  *     marker true for the venv, no extra), and the installed version matches;
  *     followed transitively;
  *   - its name is in extra_protect (--protect; names are normalised here).
  * Warnings: --protect names that are not installed, exact pins of protected dists
- * that the installed version does not satisfy, and installed dists that share a
- * top-level import package (from RECORD), e.g. triton and pytorch-triton-rocm.
+ * (and pip constraints) that the installed version does not satisfy, and installed
+ * dists that share a top-level import package (from RECORD), e.g. triton and
+ * pytorch-triton-rocm.
  *
  * The stack borrows from the venv and the policy (dist, clash_group): free it
  * before them. Items are sorted by key.

@@ -12,7 +12,12 @@
  *     `include-system-site-packages`;
  *   - <root>/lib/pythonX.Y/site-packages and lib64/... (same directory counted once);
  *     when the root holds no lib/python*, a root that itself contains *.dist-info is
- *     taken as a site-packages directory;
+ *     taken as a site-packages directory; a system prefix (/usr, as in NGC images) has
+ *     none: its local/lib/pythonX.Y/dist-packages, lib/python3/dist-packages and
+ *     lib/pythonX.Y/dist-packages, in Python's order;
+ *   - include-system-site-packages = true: the base interpreter's sites (the prefix above
+ *     pyvenv.cfg's home, under opts->sysroot: lib/pythonX.Y/site-packages and the Debian
+ *     directories), after the venv's own; their dists are `inherited`;
  *   - *.pth files of each site: lines naming an existing directory that holds
  *     distributions become bridged sites (relative paths resolve against the site,
  *     as Python's site module does; absolute paths are prefixed with opts->sysroot);
@@ -22,7 +27,8 @@
  *   - torch/version.py of the site holding torch (`__version__`, `hip`, `cuda`);
  *   - ROCm: opts->rocm_path, else $ROCM_PATH, else <sysroot>/opt/rocm; the version from
  *     .info/version or include/rocm-core/rocm_version.h;
- *   - pip constraint: $PIP_CONSTRAINT, else <sysroot>/etc/pip/constraint.txt if present.
+ *   - pip constraint: $PIP_CONSTRAINT (whitespace-separated files), else
+ *     <sysroot>/etc/pip/constraint.txt if present; each requirement line with its line.
  *
  * A broken distribution (no METADATA, malformed METADATA, unreadable file, over a size
  * cap) is kept with `problem` set and a warning added; it never fails the load.
@@ -59,21 +65,35 @@ struct rr_dist {
 	size_t ntop_level;
 	char *problem;		/* non-NULL: why this dist is unusable ("METADATA missing") */
 	bool bridged;		/* site is a bridged site (reached through a .pth file) */
+	bool inherited;		/* site is the base interpreter's (include-system-site-packages) */
+};
+
+/* a requirement line of a pip constraint file in force */
+struct rr_venv_constraint {
+	char *file; /* as read (with the sysroot prefix) */
+	unsigned line;
+	char *requirement; /* the line, trimmed, its comment cut */
 };
 
 struct rr_venv {
 	char *root;
 	char *python_version; /* "3.12.3" from pyvenv.cfg, else "3.12" from lib/python3.12; or NULL */
 	char *home;	      /* pyvenv.cfg `home`, or NULL */
-	bool system_site_packages; /* include-system-site-packages = true (not scanned) */
+	bool system_site_packages; /* include-system-site-packages = true */
 	char *site_packages;  /* the venv's own site-packages, or NULL when none was found */
 	char **bridged_sites; /* other site-packages reached through .pth files */
 	size_t nbridged_sites;
+	/* with system_site_packages: the base interpreter's site directories, scanned after
+	 * the venv's own (their dists are inherited) */
+	char **base_sites;
+	size_t nbase_sites;
 	struct rr_dist *dists; /* sorted by key; the first site wins on duplicates */
 	size_t ndists;
 	char *torch_version, *torch_hip, *torch_cuda; /* torch/version.py; NULL when absent/None */
 	char *rocm_version, *rocm_path;	 /* rocm_path NULL when the directory does not exist */
-	char *pip_constraint;		 /* constraint file in force, or NULL */
+	char *pip_constraint;		 /* constraint file(s) in force, or NULL */
+	struct rr_venv_constraint *constraints; /* their requirement lines */
+	size_t nconstraints;
 	/* marker variables that differ from rr_marker_env_init's (stack file); NULL = default */
 	char *markers[RR_MVAR__MAX];
 	char *machine;	/* wheel platform (stack file): uname machine and glibc "2.35"; NULL = */
@@ -90,6 +110,7 @@ enum rr_venv_origin {
 	RR_VENV_FROM_CONDA_PREFIX, /* $CONDA_PREFIX */
 	RR_VENV_FROM_OPT_VENV,	   /* /opt/venv exists (rocm/pytorch images) */
 	RR_VENV_FROM_OPT_CONDA,	   /* /opt/conda, or its env under envs/ that holds torch */
+	RR_VENV_FROM_SYSTEM,	   /* /usr: the system Python holds torch (NGC images) */
 };
 
 struct rr_venv_opts {
@@ -111,7 +132,8 @@ rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr
  * the environment to use: option (--venv) when set, else virtual_env, else
  * conda_prefix (the callers pass getenv("VIRTUAL_ENV"), getenv("CONDA_PREFIX");
  * empty strings count as unset), else /opt/venv, else /opt/conda (or the one env in
- * /opt/conda/envs/ whose site-packages holds torch), those two under sysroot
+ * /opt/conda/envs/ whose site-packages holds torch), else /usr when the system
+ * Python's dist-packages hold torch (NGC images), those three under sysroot
  * (NULL = "/"). *ret_path is allocated; *ret_origin says which rule found it.
  * RR_E_ENV with a hint (--venv, activate, --stack) when no rule finds one.
  */

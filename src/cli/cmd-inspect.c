@@ -24,6 +24,9 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 	rr_strbuf_addf(out, "site-packages:  %s\n", v->site_packages ? v->site_packages : "none");
 	for (size_t i = 0; i < v->nbridged_sites; i++)
 		rr_strbuf_addf(out, "bridged site:   %s\n", v->bridged_sites[i]);
+	for (size_t i = 0; i < v->nbase_sites; i++)
+		rr_strbuf_addf(out, "inherited site: %s (include-system-site-packages)\n",
+			       v->base_sites[i]);
 	rr_strbuf_addf(out, "ROCm:           %s%s%s%s\n", v->rocm_version ? v->rocm_version : "not found",
 		       v->rocm_path ? " (" : "", v->rocm_path ? v->rocm_path : "",
 		       v->rocm_path ? ")" : "");
@@ -34,7 +37,8 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 	else
 		rr_strbuf_adds(out, "torch:          not installed\n");
 	if (v->pip_constraint)
-		rr_strbuf_addf(out, "pip constraint: %s\n", v->pip_constraint);
+		rr_strbuf_addf(out, "pip constraint: %s (%zu requirement%s)\n", v->pip_constraint,
+			       v->nconstraints, v->nconstraints == 1 ? "" : "s");
 	for (size_t i = 0; i < v->ndists; i++)
 		broken += v->dists[i].problem != NULL;
 	rr_strbuf_addf(out, "distributions:  %zu (%zu unreadable)\n", v->ndists, broken);
@@ -43,7 +47,9 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 		const char *why = st->items[i].why;
 		const struct rr_dist *d = st->items[i].dist;
 		rr_strbuf_addf(out, "  %s %s", st->items[i].name, st->items[i].version);
-		if (d && d->bridged)
+		if (d && d->inherited)
+			rr_strbuf_addf(out, " (inherited: %s)", d->site);
+		else if (d && d->bridged)
 			rr_strbuf_addf(out, " (bridged: %s)", d->site);
 		rr_strbuf_addch(out, '\n');
 		/* one reason per line */

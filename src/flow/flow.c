@@ -234,9 +234,16 @@ static void add_index(struct index_list *l, const char *url, const char *written
 	const char *rule;
 	struct rr_plan_index *x;
 	bool removed;
+	RR_AUTOFREE char *expanded = NULL;
 
 	if (!url || !*url)
 		return;
+	/* an option or variable written with ${VAR} (quoted from the shell): asked with the
+	 * value, written into the plan as given, as a requirements file's own line is */
+	if (!written && strstr(url, "${")) {
+		written = url;
+		url = expanded = rr_reqfile_expand(url, l->o->getenv_fn);
+	}
 	if ((rule = rr_policy_match_cuda_index(l->f->policy, url))) {
 		if (src == FROM_INPUT)
 			return; /* the plan lists it among the stripped options */

@@ -343,6 +343,26 @@ static size_t env_ref_at(const char *s, size_t n, size_t i)
 	return j + 1 - i;
 }
 
+char *rr_reqfile_expand(const char *s, const char *(*getenv_fn)(const char *))
+{
+	struct rr_strbuf out = RR_STRBUF_INIT;
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n;) {
+		size_t r = env_ref_at(s, n, i);
+		RR_AUTOFREE char *name = r ? rr_xstrndup(s + i + 2, r - 3) : NULL;
+		const char *val = name ? (getenv_fn ? getenv_fn(name) : getenv(name)) : NULL;
+		if (val && *val) {
+			rr_strbuf_adds(&out, val);
+			i += r;
+		} else {
+			rr_strbuf_add(&out, s + i, r ? r : 1);
+			i += r ? r : 1;
+		}
+	}
+	return rr_strbuf_detach(&out, NULL);
+}
+
 /*
  * expand_env_variables: findall() on the line, then for each reference found
  * (in order, repeats included) with a non-empty value, replace every

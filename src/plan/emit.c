@@ -102,6 +102,15 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 				    "--uv-excludes file\n",
 			       p->bridge_site ? p->bridge_site : "another site");
 	}
+	if (p->ninherited) {
+		rr_strbuf_adds(out, "# inherited: ");
+		for (size_t i = 0; i < p->ninherited; i++)
+			rr_strbuf_addf(out, "%s%s", i ? ", " : "", p->inherited[i]);
+		rr_strbuf_addf(out, " come from the base interpreter's %s (include-system-site-packages); "
+				    "pip sees them, uv does not: install with `rocm-resolve install` or "
+				    "give uv the --uv-excludes file\n",
+			       p->base_site ? p->base_site : "site");
+	}
 	for (size_t i = 0; i < p->nexcludes; i++)
 		rr_strbuf_addf(out,
 			       "# WARNING: this plan needs %s kept out (it would overwrite a protected "
@@ -336,6 +345,12 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addch(out, ',');
 		rr_strbuf_add_json_str(out, p->bridged[i]);
 	}
+	rr_strbuf_adds(out, "],\"inherited\":[");
+	for (size_t i = 0; i < p->ninherited; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_add_json_str(out, p->inherited[i]);
+	}
 	rr_strbuf_adds(out, "],\"warnings\":[");
 	for (size_t i = 0; i < p->nwarnings; i++) {
 		if (i)
@@ -372,6 +387,9 @@ void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out)
 	/* uv does not look through .pth files: it must not install what the bridge provides */
 	for (size_t i = 0; i < p->nbridged; i++)
 		add_name_once(&seen, &n, &cap, p->bridged[i], out);
+	/* nor into the base interpreter's site the venv inherits */
+	for (size_t i = 0; i < p->ninherited; i++)
+		add_name_once(&seen, &n, &cap, p->inherited[i], out);
 	free(seen);
 }
 

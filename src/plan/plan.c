@@ -71,7 +71,7 @@ struct builder {
 	struct rr_marker_env env;
 	char pybuf[16];
 	size_t cap_decisions, cap_warnings, cap_opts, cap_stripped, cap_pins, cap_extra,
-		cap_constraints;
+		cap_constraints, cap_inherited;
 };
 
 static void add_warning(struct builder *b, char *msg_owned)
@@ -362,6 +362,39 @@ static bool option_is_include(const char *name)
 	       strcmp(name, "-c") == 0 || strcmp(name, "--constraint") == 0;
 }
 
+static bool option_is_find_links(const char *name)
+{
+	return strcmp(name, "--find-links") == 0 || strcmp(name, "-f") == 0;
+}
+
+/*
+ * an option as the plan writes it: a URL without a literal secret (${VAR} kept); a local
+ * --find-links directory as an absolute path, found as pip finds it (next to the file
+ * that names it when it is there, else from the working directory), so the plan reads
+ * the same from stdin, from another directory, or saved elsewhere
+ */
+static char *option_line(const struct rr_optline *o)
+{
+	RR_AUTOFREE char *abs = NULL;
+	RR_AUTOFREE char *value = NULL;
+
+	if (option_is_find_links(o->name) && !strstr(o->value, "://") && o->value[0] != '/') {
+		const char *slash = o->path ? strrchr(o->path, '/') : NULL;
+		RR_AUTOFREE char *rel = slash ? rr_xasprintf("%.*s/%s", (int)(slash - o->path),
+							     o->path, o->value_expanded)
+					      : NULL;
+		abs = realpath(rel ? rel : o->value_expanded, NULL);
+		if (!abs && rel)
+			abs = realpath(o->value_expanded, NULL);
+		if (abs && !strchr(o->value, '$'))
+			return rr_xasprintf("%s %s", o->name, abs);
+	}
+	if (!option_takes_url(o->name))
+		return rr_xasprintf("%s %s", o->name, o->value);
+	value = rr_strip_credentials(o->value, NULL);
+	return rr_xasprintf("%s %s", o->name, value);
+}
+
 static void decide_options(struct builder *b)
 {
 	const struct rr_reqset *rs = b->in->reqs;
@@ -373,7 +406,7 @@ static void decide_options(struct builder *b)
 
 		if (option_is_include(o->name))
 			continue; /* includes are flattened into the decisions */
-		line = o->value ? rr_xasprintf("%s %s", o->name, o->value) : rr_xstrdup(o->name);
+		line = o->value ? option_line(o) : rr_xstrdup(o->name);
 		if (o->value && option_takes_url(o->name))
 			rule = match_cuda_index(b->in->policy, o->value_expanded);
 		if (!rule && option_is_index(o->name)) {
@@ -382,7 +415,8 @@ static void decide_options(struct builder *b)
 			continue;
 		}
 		if (rule) {
-			RR_AUTOFREE char *shown = rr_redact_credentials(line);
+			RR_AUTOFREE char *raw = rr_xasprintf("%s %s", o->name, o->value);
+			RR_AUTOFREE char *shown = rr_redact_credentials(raw);
 			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =
 				rr_xasprintf("%s  (%s:%u: CUDA wheel index, %s)", shown, o->path, o->line,
 					     rule);
@@ -416,7 +450,13 @@ static void add_pins(struct builder *b)
 		pin->clash_group = p->clash_group ? rr_xstrdup(p->clash_group) : NULL;
 		pin->bridge = p->dist && p->dist->bridged && p->dist->site ? rr_xstrdup(p->dist->site)
 									   : NULL;
-		if (p->dist && p->dist->bridged) {
+		if (p->dist && p->dist->inherited) {
+			/* the base interpreter's (include-system-site-packages): pip sees it, uv not */
+			RR_PUSH(b->plan->inherited, b->plan->ninherited, b->cap_inherited) =
+				rr_xstrdup(p->key);
+			if (!b->plan->base_site && p->dist->site)
+				b->plan->base_site = rr_xstrdup(p->dist->site);
+		} else if (p->dist && p->dist->bridged) {
 			b->plan->bridged = rr_xrealloc(b->plan->bridged,
 						       (b->plan->nbridged + 1) * sizeof(char *));
 			b->plan->bridged[b->plan->nbridged++] = rr_xstrdup(p->key);
@@ -758,6 +798,8 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	free(p->indexes);
 	free(p->unresolved);
 	rr_strv_free_array(p->bridged, p->nbridged);
+	rr_strv_free_array(p->inherited, p->ninherited);
+	free(p->base_site);
 	free(p->bridge_site);
 	rr_strv_free_array(p->constraint_lines, p->nconstraint_lines);
 	rr_strv_free_array(p->warnings, p->nwarnings);

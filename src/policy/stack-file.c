@@ -126,6 +126,7 @@ static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size
 	    (rc = get_bool(s, o, "editable", where, &d->editable)) ||
 	    (rc = get_bool(s, o, "egg_info", where, &d->egg_info)) ||
 	    (rc = get_bool(s, o, "bridged", where, &d->bridged)) ||
+	    (rc = get_bool(s, o, "inherited", where, &d->inherited)) ||
 	    (rc = get_strv(s, o, "requires_dist", where, &d->meta.requires_dist,
 			   &d->meta.nrequires_dist)) ||
 	    (rc = get_strv(s, o, "provides_extra", where, &d->meta.provides_extra,
@@ -188,6 +189,39 @@ static rr_err load_markers(const struct snap *s, struct rr_venv *v, json_t *m)
 	return RR_OK;
 }
 
+/* "pip_constraints": [{"file": ..., "line": N, "requirement": ...}] (absent = none) */
+static rr_err load_constraints(const struct snap *s, struct rr_venv *v, json_t *a)
+{
+	size_t cap = 0;
+
+	if (!a)
+		return RR_OK;
+	if (!json_is_array(a))
+		return bad(s, "pip_constraints", "an array of objects");
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *o = json_array_get(a, i);
+		json_t *line = json_object_get(o, "line");
+		RR_AUTOFREE char *where = rr_xasprintf("pip_constraints[%zu]", i);
+		struct rr_venv_constraint *c;
+		rr_err rc;
+
+		if (!json_is_object(o))
+			return bad(s, where, "an object");
+		if (!json_is_integer(line) || json_integer_value(line) < 0 ||
+		    json_integer_value(line) > 0x7fffffff) {
+			RR_AUTOFREE char *w = rr_xasprintf("%s.line", where);
+			return bad(s, w, "a line number");
+		}
+		c = &RR_PUSH(v->constraints, v->nconstraints, cap);
+		memset(c, 0, sizeof(*c));
+		c->line = (unsigned)json_integer_value(line);
+		if ((rc = get_str(s, o, "file", false, where, &c->file)) ||
+		    (rc = get_str(s, o, "requirement", false, where, &c->requirement)))
+			return rc;
+	}
+	return RR_OK;
+}
+
 static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 {
 	json_t *schema, *torch, *platform, *dists;
@@ -215,7 +249,8 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 	if (json_integer_value(schema) < RR_STACK_FILE_SCHEMA)
 		return rr_fail(s->err, RR_E_UNSUPPORTED,
 			       "stack file '%s' has schema %lld, written by an older "
-			       "rocm-resolve without the installed requirements a verdict needs; "
+			       "rocm-resolve without facts a verdict needs (the installed "
+			       "requirements, the pip constraint, the inherited sites); "
 			       "write it again with `rocm-resolve inspect --format json` in the "
 			       "container",
 			       s->path, (long long)json_integer_value(schema));
@@ -225,6 +260,8 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 	    (rc = get_str(s, root, "site_packages", true, "", &v->site_packages)) ||
 	    (rc = get_bool(s, root, "system_site_packages", "", &v->system_site_packages)) ||
 	    (rc = get_strv(s, root, "bridged_sites", "", &v->bridged_sites, &v->nbridged_sites)) ||
+	    (rc = get_strv(s, root, "base_sites", "", &v->base_sites, &v->nbase_sites)) ||
+	    (rc = load_constraints(s, v, json_object_get(root, "pip_constraints"))) ||
 	    (rc = get_str(s, root, "rocm_version", true, "", &v->rocm_version)) ||
 	    (rc = get_str(s, root, "rocm_path", true, "", &v->rocm_path)) ||
 	    (rc = get_str(s, root, "pip_constraint", true, "", &v->pip_constraint)) ||
@@ -347,6 +384,7 @@ void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
 	bool_json(out, "system_site_packages", v->system_site_packages, true);
 	rr_strbuf_add_json_kv(out, "site_packages", v->site_packages, true);
 	strv_json(out, "bridged_sites", v->bridged_sites, v->nbridged_sites, true);
+	strv_json(out, "base_sites", v->base_sites, v->nbase_sites, true);
 	rr_strbuf_adds(out, "\n\"markers\":{");
 	for (int i = 0, n = 0; i < RR_MVAR__MAX; i++)
 		if (i != RR_MVAR_EXTRA && env.vars[i])
@@ -370,6 +408,15 @@ void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
 	rr_strbuf_add_json_kv(out, "cuda", v->torch_cuda, false);
 	rr_strbuf_adds(out, "},");
 	rr_strbuf_add_json_kv(out, "pip_constraint", v->pip_constraint, true);
+	rr_strbuf_adds(out, "\n\"pip_constraints\":[");
+	for (size_t i = 0; i < v->nconstraints; i++) {
+		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
+		rr_strbuf_add_json_kv(out, "file", v->constraints[i].file, true);
+		rr_strbuf_addf(out, "\"line\":%u,", v->constraints[i].line);
+		rr_strbuf_add_json_kv(out, "requirement", v->constraints[i].requirement, false);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],");
 	rr_strbuf_adds(out, "\n\"protected\":[");
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rr_dist *d = st->items[i].dist;
@@ -397,6 +444,7 @@ void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
 		bool_json(out, "editable", d->editable, true);
 		bool_json(out, "egg_info", d->egg_info, true);
 		bool_json(out, "bridged", d->bridged, true);
+		bool_json(out, "inherited", d->inherited, true);
 		rr_strbuf_add_json_kv(out, "problem", d->problem, true);
 		rr_strbuf_add_json_kv(out, "site", d->site, true);
 		rr_strbuf_add_json_kv(out, "path", d->path, false);

@@ -125,6 +125,74 @@ static void classify(struct ctx *c, size_t i, const struct rr_dist *torch, bool 
 	}
 }
 
+/*
+ * the pip constraint in force is the image's own statement of its stack (NGC images pin
+ * torch, torchvision, triton, numpy... there and set PIP_CONSTRAINT): an exact pin of an
+ * installed distribution at its installed version protects it; one at another version
+ * is said, since pip (which reads PIP_CONSTRAINT) would then refuse the environment's
+ * own build
+ */
+static void constraint_facts(struct ctx *c)
+{
+	const struct rr_venv *v = c->v;
+
+	for (size_t i = 0; i < v->nconstraints; i++) {
+		const struct rr_venv_constraint *k = &v->constraints[i];
+		struct rr_requirement req = RR_REQUIREMENT_INIT;
+		const struct rr_spec *exact;
+		const struct rr_dist *d;
+
+		if (rr_requirement_parse(k->requirement, &req, NULL)) {
+			warn(c, "%s:%u: cannot parse the pip constraint '%s'", k->file, k->line,
+			     k->requirement);
+			continue;
+		}
+		exact = req.url ? NULL : rr_specset_exact(&req.spec);
+		d = exact && req.key ? rr_venv_lookup(v, req.key) : NULL;
+		if (d && !d->problem && d->version_ok) {
+			if (rr_spec_match(exact, &d->version))
+				add_why(c, (size_t)(d - v->dists), "pinned by the pip constraint %s:%u "
+								   "(%s)",
+					k->file, k->line, k->requirement);
+			else
+				warn(c, "%s:%u: the pip constraint '%s' does not hold the installed %s %s",
+				     k->file, k->line, k->requirement, d->name, d->version_text);
+		}
+		rr_requirement_release(&req);
+	}
+}
+
+/*
+ * a GPU-family distribution of a clash group (the triton family) in the site of a
+ * protected torch is the build that torch runs with, labelled or not: NGC images ship an
+ * unlabelled triton 3.3.0 next to their torch 2.8.0a0+...nv25.5, and PyPI's triton would
+ * overwrite it. Not when another member of the group is installed too (which of the two
+ * is the image's is then for a label, a URL or torch's exact pin to say).
+ */
+static void torch_companions(struct ctx *c, const struct rr_dist *torch)
+{
+	const struct rr_venv *v = c->v;
+	size_t ti;
+
+	if (!torch)
+		return;
+	ti = (size_t)(torch - v->dists);
+	if (!c->why[ti].len)
+		return;
+	for (size_t i = 0; i < v->ndists; i++) {
+		const struct rr_dist *d = &v->dists[i];
+		const struct rr_policy_rule *g;
+		if (d == torch || d->problem || c->why[i].len || !d->site || !torch->site ||
+		    strcmp(d->site, torch->site) != 0 || !rr_policy_match_gpu_family(c->pol, d->key) ||
+		    !(g = rr_policy_match(c->pol, RR_POL_CLASH_GROUP, d->key)) ||
+		    group_peer_installed(c, d))
+			continue;
+		add_why(c, i, "ships the '%s' module in the site of the protected torch %s: the "
+			      "build that torch runs with",
+			g->module ? g->module : g->id, torch->version_text);
+	}
+}
+
 /* exact pins in the Requires-Dist of protected dists protect their targets */
 static void follow_pins(struct ctx *c)
 {
@@ -285,6 +353,8 @@ rr_err rr_stack_compute(const struct rr_venv *v, const struct rr_policy *pol,
 		c.s->rocm_torch = rr_xasprintf("torch %s", torch->version_text);
 	for (size_t i = 0; i < v->ndists; i++)
 		classify(&c, i, torch, rocm_torch, extra_protect, nextra);
+	constraint_facts(&c);
+	torch_companions(&c, torch);
 	follow_pins(&c);
 	for (size_t j = 0; j < nextra; j++) {
 		RR_AUTOFREE char *k = rr_name_normalize(extra_protect[j]);

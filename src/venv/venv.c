@@ -15,6 +15,7 @@
 #include "rocm-resolve/modules.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/util.h"
 #include "rocm-resolve/venv.h"
@@ -32,7 +33,9 @@ struct loader {
 	char *sites[RR_VENV_MAX_SITES];
 	struct site_id ids[RR_VENV_MAX_SITES];
 	bool bridged[RR_VENV_MAX_SITES]; /* reached through a .pth file */
+	bool inherited[RR_VENV_MAX_SITES]; /* the base interpreter's (system site packages) */
 	size_t nsites;
+	size_t cap_base, cap_constraints;
 };
 
 static void warn(struct loader *l, const char *fmt, ...) RR_PRINTF(2, 3);
@@ -227,6 +230,7 @@ static void load_dist(struct loader *l, int sitefd, size_t site, const char *ent
 	memset(d, 0, sizeof(*d));
 	d->egg_info = egg;
 	d->bridged = l->bridged[site];
+	d->inherited = l->inherited[site];
 	d->site = rr_xstrdup(l->sites[site]);
 	d->path = join(l->sites[site], entry);
 
@@ -367,6 +371,7 @@ static void read_pth(struct loader *l, int sitefd, size_t site, const char *entr
 		}
 		if (add_site(l, path)) {
 			l->bridged[l->nsites - 1] = true;
+			l->inherited[l->nsites - 1] = l->inherited[site];
 			RR_PUSH(l->v->bridged_sites, l->v->nbridged_sites, l->cap_bridged) =
 				rr_xstrdup(path);
 		}
@@ -436,10 +441,84 @@ static bool same_minor(const char *full, const char *xy)
 	return full && strncmp(full, xy, n) == 0 && (full[n] == '\0' || full[n] == '.');
 }
 
+/*
+ * the site directories of an installation prefix, in the order Python's site module
+ * (Debian's, which every distribution-made Python in the images is) puts them on
+ * sys.path: <prefix>/lib/pythonX.Y/site-packages (a venv's base, or a Python built from
+ * source), then local/lib/pythonX.Y/dist-packages (where pip installs into a system
+ * Python: NGC images), lib/python3/dist-packages (Debian's packages),
+ * lib/pythonX.Y/dist-packages; those that exist, each once. Returns how many were added.
+ */
+static size_t add_prefix_sites(struct loader *l, const char *prefix, const char *xy,
+			       bool site_packages, bool inherited)
+{
+	RR_AUTOFREE char *a = rr_xasprintf("%s/lib/python%s/site-packages", prefix, xy);
+	RR_AUTOFREE char *b = rr_xasprintf("%s/local/lib/python%s/dist-packages", prefix, xy);
+	RR_AUTOFREE char *c = rr_xasprintf("%s/lib/python3/dist-packages", prefix);
+	RR_AUTOFREE char *d = rr_xasprintf("%s/lib/python%s/dist-packages", prefix, xy);
+	const char *const dirs[] = {site_packages ? a : NULL, b, c, d};
+	size_t added = 0;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(dirs); i++) {
+		if (!dirs[i] || !add_site(l, dirs[i]))
+			continue;
+		l->inherited[l->nsites - 1] = inherited;
+		added++;
+		if (inherited)
+			RR_PUSH(l->v->base_sites, l->v->nbase_sites, l->cap_base) = rr_xstrdup(dirs[i]);
+		else if (!l->v->site_packages)
+			l->v->site_packages = rr_xstrdup(dirs[i]);
+	}
+	return added;
+}
+
+/* "3.12" of "3.12.3" (buf holds 16) */
+static const char *minor_of(const char *version, char buf[16])
+{
+	const char *dot = version ? strchr(version, '.') : NULL;
+	size_t n = dot ? strspn(dot + 1, "0123456789") : 0;
+
+	if (!dot || !n || (size_t)(dot - version) + 1 + n >= 16)
+		return NULL;
+	memcpy(buf, version, (size_t)(dot - version) + 1 + n);
+	buf[(size_t)(dot - version) + 1 + n] = '\0';
+	return buf;
+}
+
+/*
+ * include-system-site-packages = true: the base interpreter's sites after the venv's
+ * own, as Python puts them (pip imports torch from there; uv does not look there). The
+ * base prefix is the parent of pyvenv.cfg's home (the directory of the base executable).
+ */
+static void add_base_sites(struct loader *l)
+{
+	char xy[16];
+	RR_AUTOFREE char *home = NULL;
+	RR_AUTOFREE char *prefix = NULL;
+	char *slash;
+
+	if (!l->v->system_site_packages || !l->v->home || l->v->home[0] != '/' ||
+	    !minor_of(l->v->python_version, xy))
+		return;
+	home = rr_xstrdup(l->v->home);
+	while ((slash = strrchr(home, '/')) && slash[1] == '\0' && slash != home)
+		*slash = '\0';
+	slash = strrchr(home, '/');
+	prefix = slash == home ? rr_xstrdup("/") : rr_xstrndup(home, (size_t)(slash - home));
+	{
+		RR_AUTOFREE char *in = in_sysroot(l, prefix);
+		if (!add_prefix_sites(l, in, xy, true, true))
+			warn(l, "include-system-site-packages = true, but no site directory of the "
+				"base interpreter was found under %s",
+			     in);
+	}
+}
+
 static void find_sites(struct loader *l)
 {
 	static const char *const libs[] = {"lib", "lib64"};
 	char chosen_xy[16] = "";
+	char seen_xy[16] = "";
 
 	for (size_t i = 0; i < RR_ARRAY_LEN(libs); i++) {
 		RR_AUTOFREE char *lib = join(l->v->root, libs[i]);
@@ -465,6 +544,8 @@ static void find_sites(struct loader *l)
 		}
 		if (n > 1)
 			warn(l, "%s holds %zu python directories; using %s", lib, n, cands[pick]);
+		if (pick != SIZE_MAX && !*seen_xy)
+			is_python_dir(cands[pick], seen_xy);
 		if (pick != SIZE_MAX) {
 			RR_AUTOFREE char *py = join(lib, cands[pick]);
 			RR_AUTOFREE char *sp = join(py, "site-packages");
@@ -479,6 +560,9 @@ static void find_sites(struct loader *l)
 	}
 	if (!l->v->site_packages && dir_has_dists(l->v->root) && add_site(l, l->v->root))
 		l->v->site_packages = rr_xstrdup(l->v->root);
+	/* a system prefix (/usr, /usr/local): Debian's dist-packages directories */
+	if (!l->v->site_packages && *seen_xy && add_prefix_sites(l, l->v->root, seen_xy, false, false))
+		memcpy(chosen_xy, seen_xy, sizeof(chosen_xy));
 	if (!l->v->site_packages)
 		warn(l, "no site-packages directory found under '%s'", l->v->root);
 	if (!l->v->python_version && *chosen_xy)
@@ -675,18 +759,60 @@ static void read_rocm(struct loader *l, const struct rr_venv_opts *opts)
 		warn(l, "ROCm at '%s' has no .info/version", path);
 }
 
+/* a constraint file's requirement lines, with their line numbers (options, comments and
+ * blank lines skipped; the stack reads the requirements) */
+static void read_constraint_file(struct loader *l, const char *path)
+{
+	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
+	RR_AUTO_ERROR rr_error e = RR_ERROR_INIT;
+	unsigned lineno = 0;
+
+	if (rr_file_read(AT_FDCWD, path, RR_VENV_MAX_SMALL, 0, path, &buf, &e)) {
+		warn(l, "pip constraint %s: %s", path, e.msg);
+		return;
+	}
+	for (const char *s = buf.buf, *end = buf.buf + buf.len; s < end;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		RR_AUTOFREE char *t = trimmed_dup(s, (size_t)((nl ? nl : end) - s));
+		char *hash = strstr(t, " #");
+		struct rr_venv_constraint *c;
+
+		s = nl ? nl + 1 : end;
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		if (!*t || t[0] == '#' || t[0] == '-')
+			continue;
+		c = &RR_PUSH(l->v->constraints, l->v->nconstraints, l->cap_constraints);
+		c->file = rr_xstrdup(path);
+		c->line = lineno;
+		c->requirement = trimmed_dup(t, strlen(t));
+	}
+}
+
+/*
+ * the pip constraint in force, read as facts about the stack: $PIP_CONSTRAINT (pip's
+ * variable: paths separated by whitespace), else <sysroot>/etc/pip/constraint.txt, where
+ * NGC images pin their stack (and point PIP_CONSTRAINT at it)
+ */
 static void read_pip_constraint(struct loader *l)
 {
 	const char *env = getenv("PIP_CONSTRAINT");
 	RR_AUTOFREE char *path = NULL;
 
 	if (env && *env) {
+		RR_AUTOFREE char *copy = rr_xstrdup(env);
+		char *save = NULL;
 		l->v->pip_constraint = rr_xstrdup(env);
+		for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
+			read_constraint_file(l, t);
 		return;
 	}
 	path = in_sysroot(l, "/etc/pip/constraint.txt");
-	if (access(path, F_OK) == 0)
+	if (access(path, F_OK) == 0) {
+		read_constraint_file(l, path);
 		l->v->pip_constraint = RR_STEAL(path);
+	}
 }
 
 static int cmp_dist_idx(const void *a, const void *b, void *ctx)
@@ -796,9 +922,16 @@ rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr
 		rr_venv_free(l.v);
 		return RR_E_ENV;
 	}
-	/* scan_site may append bridged sites found in .pth files */
-	for (size_t i = 0; i < l.nsites; i++)
-		scan_site(&l, i);
+	/* scan_site may append bridged sites found in .pth files; the base interpreter's
+	 * sites come after the venv's own and their bridges, as on sys.path */
+	{
+		size_t i = 0;
+		for (; i < l.nsites; i++)
+			scan_site(&l, i);
+		add_base_sites(&l);
+		for (; i < l.nsites; i++)
+			scan_site(&l, i);
+	}
 	sort_dists(&l);
 	read_torch_version(&l);
 	read_rocm(&l, opts);
@@ -863,6 +996,8 @@ const char *rr_venv_origin_name(enum rr_venv_origin o)
 		return "/opt/venv";
 	case RR_VENV_FROM_OPT_CONDA:
 		return "/opt/conda";
+	case RR_VENV_FROM_SYSTEM:
+		return "the system Python (/usr)";
 	}
 	return "?";
 }
@@ -873,10 +1008,26 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* a torch distribution in <prefix>/lib/python3.X/site-packages */
-static bool holds_torch(const char *prefix)
+/* a torch distribution in the site directory sp */
+static bool site_holds_torch(const char *sp)
 {
-	RR_AUTOFREE char *lib = join(prefix, "lib");
+	DIR *sd = opendir(sp);
+	struct dirent *e;
+	bool yes = false;
+
+	while (sd && !yes && (e = readdir(sd)))
+		yes = rr_str_startswith(e->d_name, "torch-") &&
+		      (rr_str_endswith(e->d_name, ".dist-info") ||
+		       rr_str_endswith(e->d_name, ".egg-info"));
+	if (sd)
+		closedir(sd);
+	return yes;
+}
+
+/* a torch distribution in <prefix>/<lib>/python3.X/<site> */
+static bool holds_torch_in(const char *prefix, const char *lib_dir, const char *site)
+{
+	RR_AUTOFREE char *lib = join(prefix, lib_dir);
 	DIR *dir = opendir(lib);
 	struct dirent *de;
 	bool yes = false;
@@ -886,21 +1037,28 @@ static bool holds_torch(const char *prefix)
 	while (!yes && (de = readdir(dir))) {
 		char xy[16];
 		RR_AUTOFREE char *sp = NULL;
-		DIR *sd;
-		struct dirent *e;
 		if (!is_python_dir(de->d_name, xy))
 			continue;
-		sp = rr_xasprintf("%s/%s/site-packages", lib, de->d_name);
-		sd = opendir(sp);
-		while (sd && !yes && (e = readdir(sd)))
-			yes = rr_str_startswith(e->d_name, "torch-") &&
-			      (rr_str_endswith(e->d_name, ".dist-info") ||
-			       rr_str_endswith(e->d_name, ".egg-info"));
-		if (sd)
-			closedir(sd);
+		sp = rr_xasprintf("%s/%s/%s", lib, de->d_name, site);
+		yes = site_holds_torch(sp);
 	}
 	closedir(dir);
 	return yes;
+}
+
+/* a torch distribution in <prefix>/lib/python3.X/site-packages */
+static bool holds_torch(const char *prefix)
+{
+	return holds_torch_in(prefix, "lib", "site-packages");
+}
+
+/* a system Python's torch (NGC images): <prefix>/local/lib/python3.X/dist-packages, ... */
+static bool system_holds_torch(const char *prefix)
+{
+	RR_AUTOFREE char *debian = join(prefix, "lib/python3/dist-packages");
+
+	return holds_torch_in(prefix, "local/lib", "dist-packages") ||
+	       holds_torch_in(prefix, "lib", "dist-packages") || site_holds_torch(debian);
 }
 
 /*
@@ -940,6 +1098,7 @@ rr_err rr_venv_locate(const char *option, const char *virtual_env, const char *c
 	struct loader l = {.sysroot = sysroot};
 	RR_AUTOFREE char *opt_venv = in_sysroot(&l, "/opt/venv");
 	RR_AUTOFREE char *opt_conda = in_sysroot(&l, "/opt/conda");
+	RR_AUTOFREE char *usr = in_sysroot(&l, "/usr");
 
 	if (option && *option) {
 		*ret_path = rr_xstrdup(option);
@@ -956,10 +1115,14 @@ rr_err rr_venv_locate(const char *option, const char *virtual_env, const char *c
 	} else if (is_dir(opt_conda)) {
 		*ret_path = conda_root(opt_conda);
 		*ret_origin = RR_VENV_FROM_OPT_CONDA;
+	} else if (system_holds_torch(usr)) {
+		*ret_path = RR_STEAL(usr);
+		*ret_origin = RR_VENV_FROM_SYSTEM;
 	} else {
 		return rr_fail(err, RR_E_ENV,
 			       "no Python environment found: $VIRTUAL_ENV and $CONDA_PREFIX are "
-			       "unset and neither %s nor %s exists; pass --venv DIR, activate the "
+			       "unset, neither %s nor %s exists, and the system Python holds no "
+			       "torch; pass --venv DIR, activate the "
 			       "venv, or pass --stack FILE written by `rocm-resolve inspect --format "
 			       "json` in the container",
 			       opt_venv, opt_conda);
@@ -977,6 +1140,12 @@ struct rr_venv *rr_venv_free(struct rr_venv *v)
 	for (size_t i = 0; i < v->nbridged_sites; i++)
 		free(v->bridged_sites[i]);
 	free(v->bridged_sites);
+	rr_strv_free_array(v->base_sites, v->nbase_sites);
+	for (size_t i = 0; i < v->nconstraints; i++) {
+		free(v->constraints[i].file);
+		free(v->constraints[i].requirement);
+	}
+	free(v->constraints);
 	for (size_t i = 0; i < v->nwarnings; i++)
 		free(v->warnings[i]);
 	free(v->warnings);

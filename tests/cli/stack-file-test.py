@@ -28,7 +28,8 @@ venvs = os.path.join(src, "fixtures", "venvs")
 # (fixture, sysroot or None)
 ENVS = [("rocm72", "sysroot-rocm72"), ("pytorch-rocm64", None), ("pytorch-rocm64", "sysroot-rocm64"),
         ("bridged", "sysroot-rocm72"), ("clash", None), ("rocm-source", None),
-        ("sysroot-conda/opt/conda/envs/py_3.10", None)]
+        ("sysroot-conda/opt/conda/envs/py_3.10", None), ("syssite", "sysroot-conda"),
+        ("sysroot-ngc/usr", "sysroot-ngc")]
 INPUTS = (["demo/requirements.txt"] +
           sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "fixtures/requirements/*"))) +
           sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "tests/cli/inputs/*.txt"))))
@@ -53,7 +54,8 @@ def run(args, env, cwd=src):
     return r.returncode, r.stdout.decode(), r.stderr.decode()
 
 
-TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
+         "integer": int}
 KNOWN = {"$schema", "$id", "title", "description", "type", "const", "pattern", "required",
          "properties", "additionalProperties", "items"}
 
@@ -142,8 +144,8 @@ def main():
         if rc != 2 or expect not in err or out:
             fail(f"{label}: exit {rc}, stderr {err!r}, expected exit 2 with '{expect}'")
 
-    bad(lambda d: d.update(schema=3), "has schema 3, newer than this rocm-resolve", "newer schema")
-    bad(lambda d: d.update(schema=1), "written by an older rocm-resolve", "older schema")
+    bad(lambda d: d.update(schema=4), "has schema 4, newer than this rocm-resolve", "newer schema")
+    bad(lambda d: d.update(schema=2), "written by an older rocm-resolve", "older schema")
     bad(lambda d: d.pop("schema"), "is no `rocm-resolve inspect --format json` document", "no schema")
     bad(lambda d: d["distributions"][3].update(requires_dist="torch"),
         "distributions[3].requires_dist must be an array of strings", "wrong type")

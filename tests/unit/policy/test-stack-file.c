@@ -16,7 +16,7 @@
 #include "rocm-resolve/venv.h"
 
 static const char stack_file_doc[] =
-	"{\"schema\":2,\"venv\":\"/opt/venv\",\"python\":\"3.10.14\","
+	"{\"schema\":3,\"venv\":\"/opt/venv\",\"python\":\"3.10.14\","
 	"\"bridged_sites\":[\"/opt/base/site-packages\"],"
 	"\"markers\":{\"sys_platform\":\"win32\",\"platform_machine\":\"aarch64\","
 	"\"python_version\":\"3.10\",\"python_full_version\":\"3.10.14\",\"some_future_var\":\"x\"},"
@@ -100,23 +100,23 @@ static void expect_stack_file_error(const char *doc, rr_err code, const char *pa
 static void test_stack_file_errors(void **state)
 {
 	(void)state;
-	expect_stack_file_error("{\"schema\":3,\"distributions\":[]}", RR_E_UNSUPPORTED,
-			      "has schema 3, newer");
-	expect_stack_file_error("{\"schema\":1,\"distributions\":[]}", RR_E_UNSUPPORTED,
+	expect_stack_file_error("{\"schema\":4,\"distributions\":[]}", RR_E_UNSUPPORTED,
+			      "has schema 4, newer");
+	expect_stack_file_error("{\"schema\":2,\"distributions\":[]}", RR_E_UNSUPPORTED,
 			      "older rocm-resolve");
 	expect_stack_file_error("[]", RR_E_PARSE, "not a JSON object");
-	expect_stack_file_error("{\"schema\":2}", RR_E_PARSE, "no \"distributions\"");
-	expect_stack_file_error("{\"schema\":2,\"distributions\":[]", RR_E_PARSE, "not valid JSON");
-	expect_stack_file_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a\","
+	expect_stack_file_error("{\"schema\":3}", RR_E_PARSE, "no \"distributions\"");
+	expect_stack_file_error("{\"schema\":3,\"distributions\":[]", RR_E_PARSE, "not valid JSON");
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a\","
 			      "\"top_level\":[1]}]}",
 			      RR_E_PARSE, "distributions[0].top_level must be an array of strings");
-	expect_stack_file_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a b\"}]}",
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a b\"}]}",
 			      RR_E_PARSE, "distributions[0].name must be a distribution name");
-	expect_stack_file_error("{\"schema\":2,\"venv\":\"/v\",\"distributions\":[{\"name\":\"A\"},"
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"distributions\":[{\"name\":\"A\"},"
 			      "{\"name\":\"a\"}]}",
 			      RR_E_PARSE, "'a' is listed twice");
-	expect_stack_file_error("{\"schema\":2,\"distributions\":[]}", RR_E_PARSE, "venv must be a string");
-	expect_stack_file_error("{\"schema\":2,\"venv\":\"/v\",\"torch\":{\"hip\":5},"
+	expect_stack_file_error("{\"schema\":3,\"distributions\":[]}", RR_E_PARSE, "venv must be a string");
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"torch\":{\"hip\":5},"
 			      "\"distributions\":[]}",
 			      RR_E_PARSE, "torch.hip must be a string or null");
 }
@@ -141,7 +141,7 @@ static void test_stack_file_missing_file(void **state)
 static void test_stack_file_redacts_and_round_trips(void **state)
 {
 	static const char doc[] =
-		"{\"schema\":2,\"venv\":\"/opt/venv\",\"python\":\"3.12.3\",\"distributions\":["
+		"{\"schema\":3,\"venv\":\"/opt/venv\",\"python\":\"3.12.3\",\"distributions\":["
 		"{\"name\":\"torch\",\"version\":\"2.9.1+rocm7.2.0\",\"top_level\":[\"torch\"],"
 		"\"direct_url\":\"https://alice:s3cret@repo.example/torch-2.9.1+rocm7.2.0-cp312-cp312-"
 		"linux_x86_64.whl\"},"

@@ -49,6 +49,22 @@ static struct world load(const char *name, const char *const *extra, size_t next
 	return w;
 }
 
+static struct world load_in(const char *name, const char *sysroot)
+{
+	const char *src = getenv("RR_SRCDIR");
+	RR_AUTOFREE char *root = rr_xasprintf("%s/fixtures/venvs/%s", src ? src : ".", name);
+	RR_AUTOFREE char *sr = rr_xasprintf("%s/fixtures/venvs/%s", src ? src : ".", sysroot);
+	struct rr_venv_opts o = {.sysroot = sr};
+	struct world w = {0};
+	rr_error e = RR_ERROR_INIT;
+
+	if (rr_venv_load(root, &o, &w.v, &e))
+		fail_msg("%s: %s", root, e.msg);
+	if (rr_stack_compute(w.v, pol_, NULL, 0, &w.s, &e))
+		fail_msg("stack %s: %s", root, e.msg);
+	return w;
+}
+
 static void drop(struct world *w)
 {
 	rr_stack_free(w->s);
@@ -216,6 +232,58 @@ static void test_stack_bridged(void **state)
 	drop(&w);
 }
 
+/* issue 14: the stack of a --system-site-packages venv is the base interpreter's */
+static void test_stack_inherited(void **state)
+{
+	static const char *const want[] = {"pytorch-triton-rocm==2.1.0+34f8189eae",
+					   "torch==2.1.2+git70dfd51", "torchvision==0.16.1+fdea156"};
+	struct world w = load_in("syssite", "sysroot-conda");
+	(void)state;
+
+	expect_stack(w.s, want, RR_ARRAY_LEN(want));
+	assert_true(rr_stack_lookup(w.s, "torch")->dist->inherited);
+	drop(&w);
+}
+
+/*
+ * issue 14: an NGC image: torch and torchvision by their build labels, the unlabelled
+ * triton because it ships the triton module in torch's site; with the image's
+ * /etc/pip/constraint.txt, numpy too (pinned there at its installed version), and each
+ * constraint named in the reasons; a pin of something not installed protects nothing
+ */
+static void test_stack_ngc(void **state)
+{
+	static const char *const bare[] = {"torch==2.8.0a0+5228986c39.nv25.5",
+					   "torchvision==0.22.0a0+95f10a4e", "triton==3.3.0"};
+	static const char *const pinned[] = {"numpy==1.26.4", "torch==2.8.0a0+5228986c39.nv25.5",
+					     "torchvision==0.22.0a0+95f10a4e", "triton==3.3.0"};
+	struct world w = load("sysroot-ngc/usr", NULL, 0);
+	const struct rr_protected *t;
+	(void)state;
+
+	expect_stack(w.s, bare, RR_ARRAY_LEN(bare));
+	t = rr_stack_lookup(w.s, "triton");
+	assert_non_null(strstr(t->why, "ships the 'triton' module in the site of the protected "
+					"torch 2.8.0a0+5228986c39.nv25.5"));
+	assert_string_equal(t->clash_group, "triton");
+	/* PyPI's pytorch-triton would land in the same triton/ */
+	assert_ptr_equal(rr_stack_clash(w.s, pol_, "pytorch-triton"), t);
+	drop(&w);
+
+	w = load_in("sysroot-ngc/usr", "sysroot-ngc");
+	expect_stack(w.s, pinned, RR_ARRAY_LEN(pinned));
+	assert_non_null(strstr(rr_stack_lookup(w.s, "numpy")->why,
+			       "pinned by the pip constraint "));
+	assert_non_null(strstr(rr_stack_lookup(w.s, "numpy")->why, "constraint.txt:5 (numpy==1.26.4)"));
+	drop(&w);
+
+	/* a constraint on another version of an installed build: said */
+	w = load_in("sysroot-ngc/usr", "sysroot-rocm72");
+	assert_true(has_warning(w.s, "the pip constraint 'torch==2.9.1+rocm7.2.0.lw.git7e1940d4' "
+				     "does not hold the installed torch"));
+	drop(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +294,8 @@ int main(void)
 		cmocka_unit_test(test_stack_clash_detected),
 		cmocka_unit_test(test_stack_protect_and_broken),
 		cmocka_unit_test(test_stack_bridged),
+		cmocka_unit_test(test_stack_inherited),
+		cmocka_unit_test(test_stack_ngc),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

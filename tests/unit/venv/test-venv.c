@@ -309,6 +309,81 @@ static void test_venv_locate(void **state)
 	assert_non_null(strstr(e.msg, "--stack FILE"));
 	assert_non_null(strstr(e.msg, "opt/conda"));
 	rr_error_release(&e);
+	/* an NGC image: no venv, no conda; the system Python's dist-packages hold torch */
+	{
+		RR_AUTOFREE char *ngc = fixture("sysroot-ngc");
+		assert_int_equal(rr_venv_locate(NULL, NULL, NULL, ngc, &path, &o, &e), RR_OK);
+		assert_int_equal(o, RR_VENV_FROM_SYSTEM);
+		assert_true(rr_str_endswith(path, "sysroot-ngc/usr"));
+		free(path);
+	}
+}
+
+/*
+ * issue 14: a venv made with --system-site-packages over the image's environment: the
+ * base interpreter's site (from pyvenv.cfg's home, under the sysroot) is read after the
+ * venv's own, its distributions marked inherited; the venv's numpy shadows the base's
+ */
+static void test_venv_system_site_packages(void **state)
+{
+	struct rr_venv *v = load("syssite", "sysroot-conda");
+	const struct rr_dist *d;
+	(void)state;
+
+	assert_true(v->system_site_packages);
+	assert_int_equal(v->nbase_sites, 1);
+	assert_true(rr_str_endswith(v->base_sites[0],
+				    "sysroot-conda/opt/conda/envs/py_3.10/lib/python3.10/site-packages"));
+	d = rr_venv_lookup(v, "torch");
+	assert_non_null(d);
+	assert_true(d->inherited);
+	assert_false(d->bridged);
+	assert_string_equal(v->torch_hip, "5.7.31921-d1770ee1b");
+	d = rr_venv_lookup(v, "numpy");
+	assert_string_equal(d->version_text, "2.2.6");
+	assert_false(d->inherited);
+	assert_true(has_warning(v, "'numpy' in"));
+	assert_false(rr_venv_lookup(v, "accelerate")->inherited);
+	rr_venv_free(v);
+	/* without the base interpreter's prefix: said, never silently nothing */
+	v = load("syssite", NULL);
+	assert_null(rr_venv_lookup(v, "torch"));
+	assert_true(has_warning(v, "no site directory of the base interpreter"));
+	rr_venv_free(v);
+}
+
+/*
+ * issue 14: an NGC system prefix (Debian's dist-packages, pip's installs under
+ * local/lib), and its /etc/pip/constraint.txt read line by line; PIP_CONSTRAINT wins
+ */
+static void test_venv_system_prefix_and_constraint(void **state)
+{
+	struct rr_venv *v = load("sysroot-ngc/usr", "sysroot-ngc");
+	const struct rr_dist *d;
+	RR_AUTOFREE char *other = NULL;
+	(void)state;
+
+	assert_string_equal(v->python_version, "3.12");
+	assert_true(rr_str_endswith(v->site_packages, "usr/local/lib/python3.12/dist-packages"));
+	d = rr_venv_lookup(v, "torch");
+	assert_non_null(d);
+	assert_string_equal(d->version_text, "2.8.0a0+5228986c39.nv25.5");
+	assert_string_equal(v->torch_cuda, "12.9");
+	assert_null(v->torch_hip);
+	assert_non_null(rr_venv_lookup(v, "six")); /* Debian's lib/python3/dist-packages */
+	assert_int_equal(v->nconstraints, 5);
+	assert_string_equal(v->constraints[0].requirement, "torch==2.8.0a0+5228986c39.nv25.5");
+	assert_int_equal(v->constraints[0].line, 2);
+	assert_string_equal(v->constraints[4].requirement, "opencv==4.11.0");
+	assert_true(rr_str_endswith(v->constraints[4].file, "sysroot-ngc/etc/pip/constraint.txt"));
+	rr_venv_free(v);
+	other = fixture("sysroot-rocm72/etc/pip/constraint.txt");
+	setenv("PIP_CONSTRAINT", other, 1);
+	v = load("sysroot-ngc/usr", "sysroot-ngc");
+	unsetenv("PIP_CONSTRAINT");
+	assert_int_equal(v->nconstraints, 2);
+	assert_string_equal(v->constraints[1].requirement, "triton==3.5.1+rocm7.2.0.gita272dfa8");
+	rr_venv_free(v);
 }
 
 static void test_venv_conda_layout(void **state)
@@ -506,6 +581,8 @@ int main(void)
 		cmocka_unit_test(test_venv_egg_info),
 		cmocka_unit_test(test_venv_missing),
 		cmocka_unit_test(test_venv_locate),
+		cmocka_unit_test(test_venv_system_site_packages),
+		cmocka_unit_test(test_venv_system_prefix_and_constraint),
 		cmocka_unit_test(test_venv_conda_layout),
 		cmocka_unit_test(test_venv_not_an_environment),
 		cmocka_unit_test(test_venv_fifos),
