@@ -37,6 +37,8 @@ struct rr_plan;
 struct rr_provider;
 struct rr_plan_index;
 struct rr_index_event;
+struct rr_local;
+struct rr_plan_local;
 
 struct rr_flow_opts {
 	/* inputs */
@@ -122,6 +124,9 @@ struct rr_flow {
 	unsigned long long bytes; /* response bytes received */
 	size_t cache_hits, range_requests, whole_files;
 	char *world;	 /* with opts->record: the answers, as scenario "=Pkg:" lines */
+	/* per reqset item: the local project a line names, read from its metadata */
+	struct rr_local *locals;
+	struct rr_plan_local *plan_locals; /* the same, as the plan sees them */
 };
 
 /* steps 1-3; RR_E_USAGE for bad input, RR_E_ENV for the environment */

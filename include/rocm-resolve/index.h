@@ -27,6 +27,8 @@
 
 #include "rocm-resolve/error.h"
 
+struct rr_strbuf;
+
 /* uv's Accept string: JSON preferred, HTML accepted */
 #define RR_INDEX_ACCEPT                                                                            \
 	"application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "        \
@@ -44,6 +46,7 @@ struct rr_index_file {
 	char *version;         /* version text from the filename */
 	long long size;        /* -1 when unknown */
 	const char *index_url; /* which index served it (redacted, borrowed from the client) */
+	bool from_find_links;  /* listed by a --find-links location (index_url names it) */
 };
 
 struct rr_index_project {
@@ -165,5 +168,13 @@ long long rr_index_now_ms(void);
 
 /* copy of url with any userinfo replaced by "***@" (caller frees) */
 char *rr_url_redact(const char *url);
+/*
+ * the core metadata of a wheel or sdist file on disk into out (the wheel's METADATA, the
+ * sdist's PKG-INFO); *ret_unknown (static text) says why the dependencies are only known
+ * after a build (an sdist's dynamic or pre-2.2 PKG-INFO), else NULL. RR_E_UNSUPPORTED for a
+ * file that is neither; RR_E_NOTFOUND, RR_E_IO, RR_E_ARCHIVE as reading it fails.
+ */
+rr_err rr_index_local_metadata(const char *path, struct rr_strbuf *out, const char **ret_unknown,
+			       rr_error *err) RR_WUR;
 
 #endif

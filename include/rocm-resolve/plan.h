@@ -49,7 +49,8 @@ const char *rr_action_to_string(rr_action a);
 	X(RR_WHY_NO_SAFE_VERSION, "no-safe-version")                                               \
 	X(RR_WHY_HELD_BACK, "held-back")                                                           \
 	X(RR_WHY_DEPS_UNKNOWN, "deps-unknown")                                                     \
-	X(RR_WHY_BUILD_NEEDS_TORCH, "build-needs-torch")
+	X(RR_WHY_BUILD_NEEDS_TORCH, "build-needs-torch")                                           \
+	X(RR_WHY_FIND_LINKS, "find-links")
 
 #define RR_REASON_ENUM_(sym, str) sym,
 typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason;
@@ -106,6 +107,18 @@ struct rr_plan_index {
 	bool written;
 };
 
+/*
+ * a package the resolution took from a --find-links location (a locally built ROCm wheel,
+ * say): pinned exactly, local label included, so both installers take that file and
+ * never a newer release an index has (which they would build); a top-level one is a
+ * find-links decision instead
+ */
+struct rr_plan_link {
+	char *name;
+	char *version;
+	char *location; /* the --find-links location (redacted) */
+};
+
 /* a transitive package the resolution holds back for the stack */
 struct rr_plan_hold {
 	char *name;
@@ -133,6 +146,8 @@ struct rr_plan {
 	size_t npins;
 	struct rr_plan_hold *holds; /* transitive pins chosen by the resolution, with their cause */
 	size_t nholds;
+	struct rr_plan_link *links; /* transitive packages taken from --find-links */
+	size_t nlinks;
 	/* the input as written, resolved as uv and pip would (as_written), and what that
 	 * would do to the stack; without it (the index failed) the plan's own changes
 	 * stand in for the verdict, and as_written_unknown says why */
@@ -168,6 +183,15 @@ struct rr_plan {
 	size_t counts[RR_ACT__MAX];
 };
 
+/* a local project a line names (a path, a file:// URL, -e), as its metadata says */
+struct rr_plan_local {
+	const char *name; /* NULL: the line names no local project that could be read */
+	const char *key;
+	const char *source;    /* the file read (its pyproject.toml, the wheel, the sdist) */
+	const char *unknown;   /* its dependencies are only known after a build: why */
+	const char *conflicts; /* its own lines against the stack, with file:line, or NULL */
+};
+
 struct rr_plan_input {
 	const struct rr_reqset *reqs;
 	const struct rr_venv *venv;
@@ -181,6 +205,7 @@ struct rr_plan_input {
 	const struct rr_plan_index *indexes; /* copied into the plan */
 	size_t nindexes;
 	const char *installer; /* "uv" or "pip": whose configuration the indexes come from */
+	const struct rr_plan_local *local; /* per reqset item, or NULL */
 };
 
 /*

@@ -133,6 +133,19 @@ rr_err rr_pyproject_load(struct rr_reqset *set, const char *path, const struct r
 /* same, from memory */
 rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *text, size_t len,
 			  const struct rr_input_sel *sel, rr_error *err) RR_WUR;
+/* a local project's static [project] facts, for reading it as a requirement */
+struct rr_pyproject_info {
+	char *name;
+	char *version;	       /* NULL when dynamic or absent */
+	char *requires_python; /* NULL when absent */
+	bool deps_dynamic;     /* "dependencies" in [project] dynamic: only a build knows them */
+	bool extras_dynamic;   /* the same for "optional-dependencies" */
+};
+/* RR_E_UNSUPPORTED when there is no [project] (a setup.py project: only a build knows) */
+rr_err rr_pyproject_info_parse(const char *path, const char *text, size_t len,
+			       struct rr_pyproject_info *ret, rr_error *err) RR_WUR;
+void rr_pyproject_info_release(struct rr_pyproject_info *info);
+
 /*
  * a directory means its pyproject.toml (if it has [project]) else its
  * requirements.txt; *.toml means pyproject; anything else requirements syntax

@@ -74,6 +74,7 @@ struct rr_locked {
 	char *sha256; /* of the chosen file; NULL when the index gave none */
 	char *url;    /* redacted */
 	bool fixed;   /* a protected, installed build: not re-installed */
+	char *find_links; /* the --find-links location its file comes from (redacted), or NULL */
 };
 
 struct rr_resolution {
@@ -124,6 +125,12 @@ struct rr_transitive_input {
 	/* the URL (and sha256, may stay NULL) of the file behind a candidate, for --lock;
 	 * NULL when the provider has no files (in-memory worlds) */
 	const char *(*file_of)(const struct rr_candidate *c, const char **sha256);
+	/* per reqset item (may be NULL): the requirement a local project (a path, a file://
+	 * URL, -e) resolves as, the provider offering its metadata; NULL entries: none */
+	const struct rr_requirement *const *local_roots;
+	/* the --find-links location (redacted) the file behind a candidate comes from, NULL
+	 * when an index served it; NULL: no find-links */
+	const char *(*find_links_of)(const struct rr_candidate *c);
 };
 
 /*

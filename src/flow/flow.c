@@ -18,6 +18,7 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/index-provider.h"
+#include "flow/local-private.h"
 
 #ifndef RR_DEFAULT_INDEX_URL
 #define RR_DEFAULT_INDEX_URL "https://pypi.org/simple"
@@ -430,6 +431,13 @@ static const char *index_file_of(const struct rr_candidate *c, const char **sha2
 	return file ? file->url : NULL;
 }
 
+static const char *find_links_of(const struct rr_candidate *c)
+{
+	const struct rr_index_file *file = rr_index_provider_file(c);
+
+	return file && file->from_find_links ? file->index_url : NULL;
+}
+
 static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const bool *resolvable,
 		      rr_error *err)
 {
@@ -475,6 +483,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		ip = rr_index_provider_new(client, f->venv, skip_cb, f);
 		rr_index_provider_get(ip, &prov);
 		in.file_of = index_file_of;
+		in.find_links_of = find_links_of;
 		{
 			/* the crawl starts at once, guided by what the user asked for */
 			const struct rr_requirement **roots =
@@ -504,6 +513,16 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		rec = rr_provider_record_new(&prov);
 		rr_provider_record_get(rec, &prov);
 	}
+	/* each local project read from its metadata is a world of its own */
+	struct rr_local_provider lp = {.base = prov, .locals = f->locals, .n = f->reqs.nitems};
+	const struct rr_requirement **local_roots = rr_xcalloc(f->reqs.nitems + 1,
+								sizeof(*local_roots));
+	for (size_t i = 0; f->locals && i < f->reqs.nitems; i++)
+		if (f->locals[i].found)
+			local_roots[i] = &f->locals[i].root;
+	if (f->locals)
+		rr_local_provider_get(&lp, &prov);
+	in.local_roots = local_roots;
 	in.reqs = &f->reqs;
 	in.resolvable = resolvable;
 	in.venv = f->venv;
@@ -544,6 +563,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		f->world = rr_strbuf_detach(&w, NULL);
 		rr_provider_record_free(rec);
 	}
+	free(local_roots);
 	rr_index_provider_free(ip);
 	rr_index_client_free(client);
 	return rc;
@@ -611,6 +631,28 @@ static rr_err check_conflict(struct rr_flow *f, rr_error *err)
 		       f->res.conflict);
 }
 
+/* the local projects the lines name (paths, file:// URLs, -e), read once */
+static void read_locals(struct rr_flow *f)
+{
+	if (f->locals)
+		return;
+	f->locals = rr_xcalloc(f->reqs.nitems + 1, sizeof(*f->locals));
+	f->plan_locals = rr_xcalloc(f->reqs.nitems + 1, sizeof(*f->plan_locals));
+	for (size_t i = 0; i < f->reqs.nitems; i++) {
+		struct rr_local *l = &f->locals[i];
+		char *warning = NULL;
+		rr_local_read(l, &f->reqs.items[i], f->venv, f->stack, f->policy, &warning);
+		if (warning)
+			flow_warn(f, warning);
+		if (!l->found)
+			continue;
+		f->plan_locals[i] = (struct rr_plan_local){.name = l->name, .key = l->key,
+							   .source = l->source,
+							   .unknown = l->unknown,
+							   .conflicts = l->conflicts};
+	}
+}
+
 rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
 	struct rr_plan_input in = {0};
@@ -622,6 +664,8 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	rc = rr_flow_indexes(f, o, err);
 	if (rc)
 		return rc;
+	read_locals(f);
+	in.local = f->plan_locals;
 	in.reqs = &f->reqs;
 	in.venv = f->venv;
 	in.policy = f->policy;
@@ -680,6 +724,10 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	if (!f)
 		return NULL;
 	rr_plan_free(f->plan);
+	for (size_t i = 0; f->locals && i < f->reqs.nitems; i++)
+		rr_local_release(&f->locals[i]);
+	free(f->locals);
+	free(f->plan_locals);
 	rr_resolution_release(&f->res);
 	for (size_t i = 0; i < f->nindexes; i++) {
 		free(f->indexes[i].url);

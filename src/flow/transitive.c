@@ -996,6 +996,10 @@ static void add_locked(const struct rr_transitive_input *in, struct rr_resolutio
 			l->sha256 = sha ? rr_xstrdup(sha) : NULL;
 			l->url = url ? rr_redact_credentials(url) : NULL;
 		}
+		if (!s->fixed && in->find_links_of && s->candidate) {
+			const char *loc = in->find_links_of(s->candidate);
+			l->find_links = loc ? rr_xstrdup(loc) : NULL;
+		}
 	}
 	rr_qsort(res->locked, res->nlocked, sizeof(*res->locked), locked_cmp);
 }
@@ -1032,8 +1036,18 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	for (size_t i = 0; i < rs->nitems; i++) {
 		const struct rr_item *it = &rs->items[i];
 
-		if (!in->resolvable[i] || !it->req.key)
+		const struct rr_requirement *local = in->local_roots ? in->local_roots[i] : NULL;
+
+		if (!in->resolvable[i] || !(it->req.key || local))
 			continue;
+		if (local && !it->constraint) {
+			/* a local project read from its metadata: resolved like any requirement */
+			origins[i] = rr_xasprintf("%s:%u", it->path ? it->path : "-", it->line);
+			root_item[nroots] = i;
+			roots[nroots].req = local;
+			roots[nroots++].origin = origins[i];
+			continue;
+		}
 		if (it->kind == RR_ITEM_URL || it->req.url || it->editable) {
 			if (!it->constraint)
 				warnf(&res, rr_xasprintf("%s:%u: the dependencies of '%s' (a URL, path "

@@ -132,8 +132,11 @@ rr_err rr_index_fl_load(struct rr_index_client *c, rr_error *err)
 				rc = rr_index_parse_html(html.buf, html.len, page, c->fl_redacted[i],
 							 &pr, err);
 		}
-		for (size_t k = 0; rc == RR_OK && k < pr.nfiles; k++)
-			copy_file(&RR_PUSH(c->fl_files.files, c->fl_files.nfiles, cap), &pr.files[k]);
+		for (size_t k = 0; rc == RR_OK && k < pr.nfiles; k++) {
+			struct rr_index_file *f = &RR_PUSH(c->fl_files.files, c->fl_files.nfiles, cap);
+			copy_file(f, &pr.files[k]);
+			f->from_find_links = true;
+		}
 		rr_index_project_release(&pr);
 	}
 	return rc;

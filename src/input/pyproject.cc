@@ -414,3 +414,50 @@ extern "C" rr_err rr_pyproject_load(struct rr_reqset *set, const char *path,
 	rr_strbuf_release(&sb);
 	return rc;
 }
+
+extern "C" rr_err rr_pyproject_info_parse(const char *path, const char *text, size_t len,
+					  struct rr_pyproject_info *ret, rr_error *err)
+{
+	if (len > RR_REQFILE_MAX_SIZE)
+		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
+				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
+	try {
+		toml::table root = toml::parse(std::string_view(text, len), std::string_view(path));
+		const toml::table *project = root["project"].as_table();
+		struct rr_pyproject_info info = {};
+		if (!project)
+			return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+					  "no [project] table: the project's metadata is only known "
+					  "to its build backend");
+		const toml::node *nm = project->get("name");
+		if (!nm || !nm->is_string())
+			return rr_fail_at(err, RR_E_PARSE, path, 0, 0, nullptr,
+					  "[project] has no name");
+		info.name = rr_xstrdup(nm->as_string()->get().c_str());
+		if (const toml::node *v = project->get("version"); v && v->is_string())
+			info.version = rr_xstrdup(v->as_string()->get().c_str());
+		if (const toml::node *rp = project->get("requires-python"); rp && rp->is_string())
+			info.requires_python = rr_xstrdup(rp->as_string()->get().c_str());
+		info.deps_dynamic = is_dynamic(*project, "dependencies");
+		info.extras_dynamic = is_dynamic(*project, "optional-dependencies");
+		*ret = info;
+		return RR_OK;
+	} catch (const toml::parse_error &e) {
+		return rr_fail_at(err, RR_E_PARSE, path, (unsigned)e.source().begin.line,
+				  (unsigned)e.source().begin.column, nullptr, "%s",
+				  std::string(e.description()).c_str());
+	} catch (const std::bad_alloc &) {
+		fputs("rocm-resolve: out of memory\n", stderr);
+		abort();
+	} catch (const std::exception &e) {
+		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
+	}
+}
+
+extern "C" void rr_pyproject_info_release(struct rr_pyproject_info *info)
+{
+	free(info->name);
+	free(info->version);
+	free(info->requires_python);
+	*info = {};
+}

@@ -151,6 +151,14 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 	write_indexes(p, out);
 	for (size_t i = 0; i < p->noption_lines; i++)
 		rr_strbuf_addf(out, "%s\n", p->option_lines[i]);
+	/* next to the --find-links line: the files the resolution took from there */
+	for (size_t i = 0; i < p->nlinks; i++) {
+		rr_strbuf_addf(out, "%s==%s  # taken from --find-links ", p->links[i].name,
+			       p->links[i].version);
+		add_comment_text(out, p->links[i].location, 120);
+		rr_strbuf_adds(out, ": pinned, so the installers take that file, not a newer "
+				    "release an index has\n");
+	}
 	for (size_t i = 0; i < p->nconstraint_lines; i++)
 		rr_strbuf_addf(out, "%s\n", p->constraint_lines[i]);
 	/* the protected pins come before anything else is asked for */
@@ -289,6 +297,16 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_add_json_kv(out, "newest", p->holds[i].newest, true);
 		rr_strbuf_add_json_kv(out, "source", p->holds[i].origin, true);
 		rr_strbuf_add_json_kv(out, "why", p->holds[i].why, false);
+		rr_strbuf_addch(out, '}');
+	}
+	rr_strbuf_adds(out, "],\"find_links\":[");
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (i)
+			rr_strbuf_addch(out, ',');
+		rr_strbuf_addch(out, '{');
+		rr_strbuf_add_json_kv(out, "name", p->links[i].name, true);
+		rr_strbuf_add_json_kv(out, "version", p->links[i].version, true);
+		rr_strbuf_add_json_kv(out, "location", p->links[i].location, false);
 		rr_strbuf_addch(out, '}');
 	}
 	/* the input as written, as uv and pip would install it */

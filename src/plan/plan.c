@@ -71,7 +71,7 @@ struct builder {
 	struct rr_marker_env env;
 	char pybuf[16];
 	size_t cap_decisions, cap_warnings, cap_opts, cap_stripped, cap_pins, cap_extra,
-		cap_constraints, cap_inherited;
+		cap_constraints, cap_inherited, cap_links;
 };
 
 static void add_warning(struct builder *b, char *msg_owned)
@@ -191,11 +191,28 @@ static bool request_satisfied_by(const struct rr_requirement *r, const struct rr
 static void decide_resolved(struct builder *b, struct rr_decision *d, const struct rr_item *it,
 			    size_t idx);
 
+/* the closure's entry for key when its file comes from a --find-links location */
+static const struct rr_locked *find_links_taken(const struct rr_resolution *res, const char *key)
+{
+	for (size_t i = 0; res && key && i < res->nlocked; i++)
+		if (res->locked[i].find_links && !res->locked[i].fixed &&
+		    strcmp(res->locked[i].name, key) == 0)
+			return &res->locked[i];
+	return NULL;
+}
+
+/* the local project item idx names, when its metadata was read */
+static const struct rr_plan_local *local_of(const struct rr_plan_input *in, size_t idx)
+{
+	return in->local && in->local[idx].name ? &in->local[idx] : NULL;
+}
+
 static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 {
 	const struct rr_plan_input *in = b->in;
 	struct rr_decision *d = new_decision(b, it);
-	const char *key = it->req.key;
+	const struct rr_plan_local *local = local_of(in, idx);
+	const char *key = local && !it->req.key ? local->key : it->req.key;
 	const char *rule;
 	const struct rr_protected *prot;
 	const struct rr_protected *clash;
@@ -214,6 +231,8 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		d->breaks_stack = true;
 		return;
 	}
+	if (local && !d->name)
+		d->name = rr_xstrdup(local->name);
 	if (!key) {
 		decide(d, RR_ACT_KEEP, RR_WHY_OK, it->constraint ? NULL : keep_line(it),
 		       rr_xstrdup("project name cannot be known without fetching the URL; kept"));
@@ -275,6 +294,16 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		decide(d, RR_ACT_KEEP, RR_WHY_CONSTRAINT, NULL, rr_xstrdup("constraint kept"));
 		return;
 	}
+	/* a local project whose own lines break the stack: said with their file and line,
+	 * with or without an index */
+	if (local && local->conflicts) {
+		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL,
+		       rr_xasprintf("the local project %s (%s) cannot be installed next to the "
+				    "ROCm stack: %s",
+				    local->name, local->source, local->conflicts));
+		d->breaks_stack = true;
+		return;
+	}
 	decide_resolved(b, d, it, idx);
 }
 
@@ -293,6 +322,7 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 {
 	const struct rr_plan_input *in = b->in;
 	const struct rr_item_result *r = rr_resolution_item(in->res, idx);
+	const struct rr_locked *link;
 	const char *family;
 
 	if (!in->res) {
@@ -312,7 +342,12 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		return;
 	}
 	if (r && r->unsat_why) {
-		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL, rr_xstrdup(r->unsat_why));
+		const struct rr_plan_local *local = local_of(in, idx);
+		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL,
+		       local ? rr_xasprintf("the local project %s (%s) cannot be installed next to "
+					    "the ROCm stack: %s",
+					    local->name, local->source, r->unsat_why)
+			     : rr_xstrdup(r->unsat_why));
 		d->breaks_stack = breaks;
 		return;
 	}
@@ -323,7 +358,21 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		return;
 	}
 	d->breaks_stack = in->res->as_written && breaks;
-	if (r && r->deps_unknown) {
+	if ((link = find_links_taken(in->res, it->req.key))) {
+		decide(d, RR_ACT_PIN, RR_WHY_FIND_LINKS, pin_line(&it->req, link->version),
+		       rr_xasprintf("the resolution takes %s %s from --find-links %s: pinned, so "
+				    "the installers take that file and not a newer release an index "
+				    "has",
+				    link->name, link->version, link->find_links));
+		return;
+	}
+	if (r && r->deps_unknown && local_of(in, idx) && local_of(in, idx)->unknown) {
+		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
+		       rr_xasprintf("dependencies unknown: %s; not checked against the stack",
+				    local_of(in, idx)->unknown));
+		return;
+	}
+	if (r && r->deps_unknown && it->req.key) {
 		family = rr_policy_match_gpu_family(in->policy, it->req.key);
 		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
 		       family ? rr_xasprintf("dependencies unknown until it is built, and its build "
@@ -645,6 +694,25 @@ static void add_resolution(struct builder *b)
 		add_warning(b, rr_xstrdup(res->warnings[i]));
 	if (res->failed)
 		add_warning(b, rr_xstrdup(res->failed));
+	/* what comes from --find-links and no input line names: pinned next to the option */
+	for (size_t i = 0; i < res->nlocked; i++) {
+		const struct rr_locked *l = &res->locked[i];
+		struct rr_plan_link *k;
+		bool named = false;
+		if (!l->find_links || l->fixed)
+			continue;
+		for (size_t j = 0; j < p->ndecisions && !named; j++)
+			named = p->decisions[j].reason == RR_WHY_FIND_LINKS && p->decisions[j].name &&
+				rr_name_eq(p->decisions[j].name, l->name);
+		for (size_t j = 0; j < p->nholds && !named; j++)
+			named = rr_name_eq(p->holds[j].name, l->name);
+		if (named)
+			continue;
+		k = &RR_PUSH(p->links, p->nlinks, b->cap_links);
+		k->name = rr_xstrdup(l->name);
+		k->version = rr_xstrdup(l->version);
+		k->location = rr_xstrdup(l->find_links);
+	}
 	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
 	for (size_t i = 0; i < res->nexcludes; i++)
 		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
@@ -722,7 +790,7 @@ void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable)
 		decide_item(&b, &in->reqs->items[i], i);
 		d = &b.plan->decisions[b.plan->ndecisions - 1];
 		resolvable[i] = d->action == RR_ACT_KEEP && d->reason != RR_WHY_MARKER_FALSE &&
-				in->reqs->items[i].req.key;
+				(in->reqs->items[i].req.key || local_of(in, i));
 	}
 	rr_plan_free(b.plan);
 }
@@ -799,6 +867,12 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	free(p->unresolved);
 	rr_strv_free_array(p->bridged, p->nbridged);
 	rr_strv_free_array(p->inherited, p->ninherited);
+	for (size_t i = 0; i < p->nlinks; i++) {
+		free(p->links[i].name);
+		free(p->links[i].version);
+		free(p->links[i].location);
+	}
+	free(p->links);
 	free(p->base_site);
 	free(p->bridge_site);
 	rr_strv_free_array(p->constraint_lines, p->nconstraint_lines);

@@ -34,6 +34,7 @@ void rr_resolution_release(struct rr_resolution *r)
 		free(r->locked[i].version);
 		free(r->locked[i].sha256);
 		free(r->locked[i].url);
+		free(r->locked[i].find_links);
 	}
 	free(r->locked);
 	for (size_t i = 0; i < r->nexcludes; i++)

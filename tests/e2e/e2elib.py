@@ -57,11 +57,13 @@ def clean_env(**extra):
 class Index:
     """tests/index/serve.py as a context manager; .url is http://127.0.0.1:PORT"""
 
-    def __init__(self, world=None):
+    def __init__(self, world=None, extra_args=()):
         self.world = world or os.path.join(SRC, "fixtures", "index", "world.txt")
+        self.extra_args = list(extra_args)  # serve.py options (--auth USER:PASS@PREFIX)
 
     def __enter__(self):
-        self.proc = subprocess.Popen([PY, os.path.join(SRC, "tests", "index", "serve.py"), "--world", self.world],
+        self.proc = subprocess.Popen([PY, os.path.join(SRC, "tests", "index", "serve.py"), "--world", self.world]
+                                     + self.extra_args,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().strip()
         if not line.startswith("http://127.0.0.1:"):
@@ -223,10 +225,10 @@ def _site_packages(venv):
 
 # ---------------------------------------------------------------- running things
 
-def rr(args, stdin=None, env=None, timeout=120):
+def rr(args, stdin=None, env=None, timeout=120, cwd=None):
     """Run rocm-resolve; returns CompletedProcess (text)."""
     return subprocess.run([EXE] + list(args), input=stdin, capture_output=True, text=True,
-                          env=env or clean_env(), timeout=timeout)
+                          env=env or clean_env(), timeout=timeout, cwd=cwd)
 
 
 class Verdict:

@@ -44,6 +44,8 @@ Path prefixes change behaviour per request (they stack, outermost first):
                               (2.2, static) followed by a member of <mib> MiB of zeros
   /_fault/zerosfirst/<mib>/... the same with the zeros before PKG-INFO
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
+--auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
+password is not in the URL, as on a real private index: a plan may name the URL)
 Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
 """
 import argparse
@@ -202,13 +204,14 @@ def build_wheel(rel, tag):
     return f"{dn}-{rel.version}-{tag}.whl", buf.getvalue(), meta
 
 
-def torch_backend(rel):
-    """PEP 517 hooks that import torch first, then write a wheel of metadata alone"""
+def torch_backend(rel, needs_torch=True):
+    """PEP 517 hooks that import torch first (needs_torch), then write a wheel of metadata
+    alone"""
     dn = escape_name(rel.name)
     meta = "".join([f"Metadata-Version: 2.1\nName: {rel.name}\nVersion: {rel.version}\n"] +
                    [f"Requires-Dist: {r}\n" for r in rel.reqs])
-    return f'''import torch  # noqa: F401  the build needs the installed torch
-import os, zipfile
+    head = "import torch  # noqa: F401  the build needs the installed torch\n" if needs_torch else ""
+    return head + f'''import os, zipfile
 INFO = "{dn}-{rel.version}.dist-info"
 META = {meta!r}
 WHEEL = "Wheel-Version: 1.0\\nGenerator: rr-fixture\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
@@ -247,6 +250,11 @@ def build_sdist(rel):
         f"{top}/setup.py": f"from setuptools import setup\nsetup(install_requires={rel.reqs!r})\n".encode(),
         f"{top}/pyproject.toml": b'[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
     }
+    if "inbuild" in rel.flags:
+        # an in-tree backend that needs nothing: installers build it in isolation, offline
+        members[f"{top}/pyproject.toml"] = (b'[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                                            b'backend-path = ["."]\n')
+        members[f"{top}/backend.py"] = torch_backend(rel, needs_torch=False).encode()
     if "buildtorch" in rel.flags:
         # a build that needs the installed torch, as flash-attn's does: an in-tree
         # backend that imports torch and needs nothing else, so built in isolation it
@@ -527,6 +535,7 @@ class State:
         self.bytes = 0  # body bytes sent with 200/206
         self.blobs = {}  # synthetic files by name
         self.scratch = None  # local copies of files (/_fault/filelinks/)
+        self.auth = []  # (user, password, path prefix): --auth
 
 
 def make_handler(state):
@@ -663,6 +672,12 @@ def make_handler(state):
                     self.params["credlinks"] = "alice:s3cretpw"
                     rest = m.group(1)
                     continue
+                for user, pw, prefix in state.auth:
+                    if rest.startswith(prefix):
+                        want = "Basic " + base64.b64encode(f"{user}:{pw}".encode()).decode()
+                        if self.headers.get("Authorization") != want:
+                            return self.send(401, b"unauthorized\n", headers=[
+                                ("WWW-Authenticate", 'Basic realm="fixture"')])
                 m = re.match(r"/_auth/([^/]+)/([^/]+)(/.*)$", rest)
                 if m:
                     user, pw, rest = m.group(1), m.group(2), m.group(3)
@@ -805,12 +820,19 @@ def main():
     ap.add_argument("--world", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--port-file")
+    ap.add_argument("--auth", action="append", default=[], metavar="USER:PASS@PREFIX",
+                    help="paths under PREFIX need this basic auth (repeatable)")
     ap.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"),
                     help="serve HTTPS with this certificate chain and key (PEM)")
     a = ap.parse_args()
     indexes = parse_world(a.world)
     build(indexes)
-    srv = Server(("127.0.0.1", a.port), make_handler(State(indexes)))
+    state = State(indexes)
+    for spec in a.auth:
+        userpass, prefix = spec.rsplit("@", 1)
+        user, pw = userpass.split(":", 1)
+        state.auth.append((user, pw, prefix))
+    srv = Server(("127.0.0.1", a.port), make_handler(state))
     scheme = "http"
     if a.tls:
         import ssl
