@@ -38,7 +38,7 @@ sys.path.insert(0, here)
 import real  # noqa: E402
 from countproxy import CountingProxy  # noqa: E402
 
-LINE = re.compile(r"^rocm-resolve: GET (\S+) -> (\d+) \((\d+) bytes\)(?:, range ([^\s,]+)(?: of -?\d+)?)?"
+LINE = re.compile(r"^rocm-resolve: (GET|HEAD) (\S+) -> (\d+) \((\d+) bytes\)(?:, range ([^\s,]+)(?: of -?\d+)?)?"
                   r"(?:, accept \"[^\"]*\")?, ([\d.]+)-([\d.]+) s(?:, new connection ([\d.]+) s)?$", re.M)
 
 
@@ -51,18 +51,18 @@ def kind_of(url, rng, status):
         return "whole"
     if rng.startswith("-"):
         return "tail"
-    if rng.startswith("0-"):
-        return "head"
+    if rng.startswith("0-") or re.match(r"\d+-\d+$", rng) and url.endswith(".tar.gz"):
+        return "sdist-head"
     return "range"
 
 
 def parse(err):
     out = []
     for m in LINE.finditer(err):
-        url, status, nbytes, rng, a, b, conn = m.groups()
+        method, url, status, nbytes, rng, a, b, conn = m.groups()
         out.append({"url": url, "status": int(status), "bytes": int(nbytes), "range": rng,
                     "start": float(a), "end": float(b), "conn": float(conn) if conn else 0.0,
-                    "kind": kind_of(url, rng, int(status))})
+                    "kind": "head" if method == "HEAD" else kind_of(url, rng, int(status))})
     return out
 
 

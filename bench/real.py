@@ -257,8 +257,9 @@ def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
 # the Accept header rocm-resolve sends for a project page (RR_INDEX_ACCEPT)
 PAGE_ACCEPT = ("application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "
                "text/html;q=0.01")
-# a -vv transfer line: "rocm-resolve: GET URL -> STATUS (N bytes)[, range R][, accept "A"], ..."
-GET_LINE = re.compile(r"^rocm-resolve: GET (\S+) -> (\d+) \((\d+) bytes\)"
+# a -vv transfer line: "rocm-resolve: GET|HEAD URL -> STATUS (N bytes)[, range R of T]
+# [, accept "A"], ..."
+GET_LINE = re.compile(r"^rocm-resolve: (GET|HEAD) (\S+) -> (\d+) \((\d+) bytes\)"
                       r"(?:, range ([^\s,]+)(?: of -?\d+)?)?(?:, accept \"([^\"]*)\")?(?:,.*)?$", re.M)
 
 
@@ -269,20 +270,21 @@ def is_page_url(url):
 
 def floor_requests(err):
     """the requests a rocm-resolve -vv run made, each (url, range) once, in the order they
-    finished: [(url, range or None, accept or None)]. A line without its range (an older
-    build's log) names a 206 by its size: the file's last N bytes, as many as came."""
+    finished: [(url, range or None, accept or None, head)]. A line without its range (an
+    older build's log) names a 206 by its size: the file's last N bytes, as many as came."""
     seen, out = set(), []
     for m in GET_LINE.finditer(err):
-        url, status, nbytes, rng, accept = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
+        head = m.group(1) == "HEAD"
+        url, status, nbytes, rng, accept = m.group(2), int(m.group(3)), int(m.group(4)), m.group(5), m.group(6)
         if rng is None and status == 206:
             rng = f"-{nbytes}"
-        if accept is None and is_page_url(url):
+        if accept is None and is_page_url(url) and not head:
             accept = PAGE_ACCEPT
-        key = (url, rng)
+        key = (url, rng, accept, head)
         if key in seen:
             continue
         seen.add(key)
-        out.append((url, rng, accept))
+        out.append((url, rng, accept, head))
     return out
 
 
@@ -292,10 +294,12 @@ def run_floor(reqs, ctx, stem, timeout):
     through the same counting proxy. Wall clock of the curl process."""
     cfg = stem + ".curl"
     with open(cfg, "w") as f:
-        for i, (url, rng, accept) in enumerate(reqs):
+        for i, (url, rng, accept, head) in enumerate(reqs):
             if i:
                 f.write("next\n")
             f.write(f'url = "{url}"\noutput = "/dev/null"\nsilent\nshow-error\n')
+            if head:
+                f.write("head\n")
             f.write('write-out = "%{http_code} %{size_download}\\n"\n')
             if rng:
                 f.write(f'range = "{rng}"\n')

@@ -67,6 +67,13 @@ struct rr_index_event {
 	size_t running;		    /* transfers in flight */
 	size_t transfers;	    /* transfers finished so far */
 	unsigned long long total_bytes; /* bytes received so far */
+	/* the transfer that finished (url set): */
+	const char *range;	    /* the byte range asked for ("-16384", "a-b"), NULL: all */
+	long long total;	    /* the whole file's size (Content-Range), -1: not given */
+	const char *accept;	    /* the Accept header sent, NULL: none */
+	bool head;		    /* a HEAD request */
+	double start_s, end_s;	    /* when it started and ended, seconds since the client was made */
+	double connect_s;	    /* setting up its connection took (TCP, TLS), 0: one reused */
 };
 
 struct rr_index_opts {

@@ -16,7 +16,9 @@
  * the terminal while the index is asked: a progress line on stderr when it is a
  * terminal (requests done and in flight, bytes), rewritten in place at most 10
  * times a second and wiped before anything else is printed; with -vv every
- * transfer, on its own line
+ * transfer, on its own line: its range, Accept header, when it started and
+ * ended (seconds since the index client was made) and, when it opened a
+ * connection, how long that took
  */
 static long long mono_ms(void)
 {
@@ -45,8 +47,16 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 
 	if (ev->url && s->verbosity >= 2) {
 		progress_clear(s);
-		fprintf(stderr, "rocm-resolve: GET %s -> %ld (%llu bytes)\n", ev->url, ev->status,
-			ev->bytes);
+		fprintf(stderr, "rocm-resolve: %s %s -> %ld (%llu bytes)", ev->head ? "HEAD" : "GET",
+			ev->url, ev->status, ev->bytes);
+		if (ev->range)
+			fprintf(stderr, ", range %s of %lld", ev->range, ev->total);
+		if (ev->accept)
+			fprintf(stderr, ", accept \"%s\"", ev->accept);
+		fprintf(stderr, ", %.3f-%.3f s", ev->start_s, ev->end_s);
+		if (ev->connect_s > 0)
+			fprintf(stderr, ", new connection %.3f s", ev->connect_s);
+		fputc('\n', stderr);
 	}
 	if (!s->tty || s->verbosity < 0 || now - s->progress_ms < 100)
 		return;

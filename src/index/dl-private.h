@@ -55,6 +55,7 @@
 	X(multi_remove_handle)                                                                     \
 	X(multi_perform)                                                                           \
 	X(multi_poll)                                                                              \
+	X(multi_wakeup)                                                                            \
 	X(multi_info_read)                                                                         \
 	X(share_init)                                                                              \
 	X(share_cleanup)                                                                           \

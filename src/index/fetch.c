@@ -1,11 +1,13 @@
 /*
  * fetch.c - the one place that speaks libcurl.
  *
- * A batch of GETs runs through one multi handle: at most max_parallel
- * transfers in flight, HTTP/2 multiplexing when the server offers it,
- * connection reuse across the batch. A transfer that fails in a way a retry
- * can fix (5xx, 429, dropped connection, truncated body, timeout) is put back
- * on the queue with exponential backoff. Proxies come from the usual
+ * Requests run through one multi handle for the fetcher's whole life: they are
+ * submitted at any time (rr_fetch_submit, also from a done callback) and run
+ * while the owner steps the fetcher (rr_fetch_step), at most max_parallel in
+ * flight, the highest priority first, HTTP/2 multiplexing when the server
+ * offers it, connections reused. A transfer that fails in a way a retry can
+ * fix (5xx, 429, dropped connection, truncated body, timeout) is put back on
+ * the queue with exponential backoff. Proxies come from the usual
  * environment variables (curl's own handling), .netrc is optional, the CA
  * bundle may be overridden by SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PIP_CERT.
  * Every message names the URL with its credentials redacted.
@@ -26,6 +28,8 @@
 
 #define DEFAULT_MAX_BODY (64u << 20)
 
+struct slot;
+
 struct rr_fetcher {
 	struct rr_fetch_opts o;
 	CURLM *multi;
@@ -34,6 +38,11 @@ struct rr_fetcher {
 	char *capath;
 	size_t transfers;
 	unsigned long long bytes;
+	long long t0_ms;      /* when it was made: the origin of the events' times */
+	struct slot **live;   /* submitted, not finished: waiting, backing off or running */
+	size_t nlive, cap_live;
+	size_t running;
+	unsigned long seq;    /* submission order: ties in priority go first come first */
 };
 
 rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err)
@@ -47,6 +56,7 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 		return RR_E_ENV;
 	f = rr_xcalloc(1, sizeof(*f));
 	f->o = *o;
+	f->t0_ms = rr_fetch_now_ms();
 	if (f->o.max_parallel <= 0)
 		f->o.max_parallel = 16;
 	if (f->o.timeout_ms <= 0)
@@ -96,10 +106,16 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 	return RR_OK;
 }
 
+static void slot_free(struct rr_fetcher *f, struct slot *s);
+
 struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f)
 {
 	if (!f)
 		return NULL;
+	/* what never finished is dropped: its owner is going away too */
+	while (f->nlive)
+		slot_free(f, f->live[--f->nlive]);
+	free(f->live);
 	rr_curl.multi_cleanup(f->multi);
 	rr_curl.share_cleanup(f->share);
 	free(f->cainfo);
@@ -132,7 +148,7 @@ void rr_fetch_release(struct rr_fetch *r)
 	r->fd = -1;
 }
 
-/* one slot per request while it runs */
+/* one slot per request from its submission to its end */
 struct slot {
 	struct rr_fetch *r;
 	CURL *easy;
@@ -141,7 +157,7 @@ struct slot {
 	size_t max_body;
 	long long due_ms; /* earliest start (backoff) */
 	bool running;
-	bool done;
+	unsigned long seq;
 	struct curl_slist *headers;
 	char *redacted;
 	struct rr_fetcher *f;
@@ -151,6 +167,7 @@ struct slot {
 	long long last_body_ms; /* when the last body bytes came */
 	bool deadline_capped;   /* its timeout is the time left before the deadline */
 	bool stalled;           /* given up by the stall check, not by curl */
+	long long start_ms;     /* this attempt began */
 };
 
 /*
@@ -323,6 +340,7 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	s->last_body_ms = 0;
 	s->stalled = false;
 	s->deadline_capped = false;
+	s->start_ms = now_ms();
 	rr_strbuf_reset(&r->body);
 	r->body_size = 0;
 	r->total_size = -1;
@@ -372,9 +390,13 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	}
 	if (r->range)
 		rr_curl.easy_setopt(e, CURLOPT_RANGE, r->range);
+	if (r->head)
+		rr_curl.easy_setopt(e, CURLOPT_NOBODY, 1L);
 	rr_curl.easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
 	rr_curl.easy_setopt(e, CURLOPT_SHARE, f->share);
-	rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
+	/* a HEAD's Content-Length is what it asks for, not a body to refuse */
+	if (!r->head)
+		rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
 	if (f->cainfo)
 		rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
 	if (f->capath)
@@ -439,6 +461,13 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	rr_curl.easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
 	r->status = status;
+	{
+		curl_off_t cl = -1;
+		if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
+		    CURLE_OK)
+			cl = -1;
+		r->content_length = cl;
+	}
 	free(r->effective_url);
 	r->effective_url = NULL;
 	if (eff)
@@ -491,133 +520,239 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	return true;
 }
 
-/* a transfer ended (or was given up): retry or done, told, cleaned up */
-static void complete(struct rr_fetcher *f, struct slot *s, CURLcode rc, size_t *running,
-		     size_t *done)
+static void slot_free(struct rr_fetcher *f, struct slot *s)
 {
-	CURL *e = s->easy;
-
-	rr_curl.multi_remove_handle(f->multi, e);
-	s->running = false;
-	(*running)--;
-	bool finished = finish(f, s, rc);
-
-	if (finished) {
-		s->done = true;
-		(*done)++;
+	if (s->easy) {
+		rr_curl.multi_remove_handle(f->multi, s->easy);
+		rr_curl.easy_cleanup(s->easy);
 	}
+	rr_curl.slist_free_all(s->headers);
+	free(s->redacted);
+	free(s);
+}
+
+static void tell(struct rr_fetcher *f, struct slot *s)
+{
+	curl_off_t conn_us = 0;
+	long nconn = 0;
+	struct rr_index_event ev = {.url = s->redacted,
+				    .status = s->r->status,
+				    .bytes = (unsigned long long)s->r->body_size,
+				    .running = f->running,
+				    .transfers = f->transfers,
+				    .total_bytes = f->bytes};
+
+	if (!f->o.observe)
+		return;
+	/* a new connection's set-up: TCP and, over https, TLS (0 for a reused one) */
+	rr_curl.easy_getinfo(s->easy, CURLINFO_NUM_CONNECTS, &nconn);
+	if (nconn > 0 &&
+	    (rr_curl.easy_getinfo(s->easy, CURLINFO_APPCONNECT_TIME_T, &conn_us) != CURLE_OK ||
+	     conn_us <= 0))
+		rr_curl.easy_getinfo(s->easy, CURLINFO_CONNECT_TIME_T, &conn_us);
+	ev.range = s->r->range;
+	ev.total = s->r->total_size;
+	ev.accept = s->r->accept;
+	ev.head = s->r->head;
+	ev.start_s = (double)(s->start_ms - f->t0_ms) / 1000.0;
+	ev.end_s = (double)(now_ms() - f->t0_ms) / 1000.0;
+	ev.connect_s = nconn > 0 ? (double)conn_us / 1e6 : 0.0;
+	f->o.observe(f->o.observe_ctx, &ev);
+}
+
+/* s leaves the live list; the order of the others does not matter (seq keeps it) */
+static void unlive(struct rr_fetcher *f, struct slot *s)
+{
+	for (size_t i = 0; i < f->nlive; i++) {
+		if (f->live[i] == s) {
+			f->live[i] = f->live[--f->nlive];
+			return;
+		}
+	}
+}
+
+/* a transfer ended (or was given up): retried later, or finished and its owner told */
+static void complete(struct rr_fetcher *f, struct slot *s, CURLcode rc)
+{
+	struct rr_fetch *r = s->r;
+	bool finished;
+
+	rr_curl.multi_remove_handle(f->multi, s->easy);
+	s->running = false;
+	f->running--;
+	finished = finish(f, s, rc);
+	tell(f, s);
+	rr_curl.easy_cleanup(s->easy);
+	s->easy = NULL;
+	if (!finished)
+		return;
+	unlive(f, s);
+	slot_free(f, s);
+	r->finished = true;
+	/* last: the callback may submit more, or let r go */
+	if (r->done)
+		r->done(r->done_ud, r);
+}
+
+void rr_fetch_submit(struct rr_fetcher *f, struct rr_fetch *r)
+{
+	struct slot *s = rr_xcalloc(1, sizeof(*s));
+
+	r->fd = -1;
+	r->body_size = 0;
+	r->total_size = -1;
+	r->content_length = -1;
+	r->rc = RR_OK;
+	r->attempts = 0;
+	r->finished = false;
+	rr_strbuf_init(&r->body);
+	s->f = f;
+	s->r = r;
+	s->max_body = r->max_body ? r->max_body : DEFAULT_MAX_BODY;
+	s->redacted = rr_url_redact(r->url);
+	s->seq = f->seq++;
+	RR_PUSH(f->live, f->nlive, f->cap_live) = s;
+}
+
+/* the next slot to start: due, not running, highest priority, then oldest */
+static struct slot *next_to_start(struct rr_fetcher *f, long long now, long long *next_due)
+{
+	struct slot *best = NULL;
+
+	for (size_t i = 0; i < f->nlive; i++) {
+		struct slot *s = f->live[i];
+		if (s->running)
+			continue;
+		if (s->due_ms > now) {
+			if (*next_due < 0 || s->due_ms < *next_due)
+				*next_due = s->due_ms;
+			continue;
+		}
+		if (!best || s->r->priority > best->r->priority ||
+		    (s->r->priority == best->r->priority && s->seq < best->seq))
+			best = s;
+	}
+	return best;
+}
+
+bool rr_fetch_step(struct rr_fetcher *f, int wait_ms)
+{
+	long long now = now_ms();
+	long long next_due = -1;
+	struct {
+		struct slot *s;
+		CURLcode rc;
+	} *ended = NULL;
+	size_t nended = 0, cap_ended = 0;
+	int still = 0;
+	CURLMsg *m;
+	int left;
+	struct slot *s;
+
+	/* start what may start; what the deadline left no time for fails unstarted */
+	while (f->running < (size_t)f->o.max_parallel && (s = next_to_start(f, now, &next_due))) {
+		if (f->o.deadline_ms && now >= f->o.deadline_ms) {
+			struct rr_fetch *r = s->r;
+			r->rc = rr_fail(&r->err, RR_E_NETWORK,
+					"%s: the time allowed for index requests ran out "
+					"(--timeout)%s",
+					s->redacted, r->attempts ? " while retrying" : "");
+			unlive(f, s);
+			slot_free(f, s);
+			r->finished = true;
+			if (r->done)
+				r->done(r->done_ud, r);
+			continue;
+		}
+		setup_easy(f, s);
+		rr_curl.multi_add_handle(f->multi, s->easy);
+		s->running = true;
+		f->running++;
+	}
+	rr_curl.multi_perform(f->multi, &still);
+	/* the ended transfers first, their callbacks after: a callback may add more */
+	while ((m = rr_curl.multi_info_read(f->multi, &left))) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		rr_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+		RR_PUSH(ended, nended, cap_ended).s = s;
+		ended[nended - 1].rc = m->data.result;
+	}
+	now = now_ms();
+	for (size_t i = 0; i < f->nlive; i++) {
+		s = f->live[i];
+		if (s->running && s->last_body_ms && now - s->last_body_ms >= STALL_MS) {
+			bool dup = false;
+			for (size_t k = 0; k < nended && !dup; k++)
+				dup = ended[k].s == s;
+			if (dup)
+				continue;
+			snprintf(s->errbuf, sizeof(s->errbuf),
+				 "stalled: no data for %d s in the middle of the response",
+				 STALL_MS / 1000);
+			s->stalled = true;
+			RR_PUSH(ended, nended, cap_ended).s = s;
+			ended[nended - 1].rc = CURLE_OPERATION_TIMEDOUT;
+		}
+	}
+	for (size_t i = 0; i < nended; i++)
+		complete(f, ended[i].s, ended[i].rc);
+	free(ended);
 	if (f->o.observe) {
-		struct rr_index_event ev = {s->redacted, s->r->status,
-					    (unsigned long long)s->r->body_size, *running,
-					    f->transfers, f->bytes};
+		struct rr_index_event ev = {.running = f->running,
+					    .transfers = f->transfers,
+					    .total_bytes = f->bytes};
 		f->o.observe(f->o.observe_ctx, &ev);
 	}
-	rr_curl.easy_cleanup(e);
-	s->easy = NULL;
-	if (finished && s->r->done)
-		s->r->done(s->r->done_ud, s->r);
+	if (!f->nlive && !wait_ms)
+		return false;
+	if (!nended && wait_ms) {
+		/* nothing happened: wait for the sockets, a retry's time, or a wakeup */
+		int timeout = wait_ms < 0 || wait_ms > 1000 ? 1000 : wait_ms;
+		if (next_due >= 0) {
+			long long d = next_due - now_ms();
+			timeout = d < 0 ? 0 : d < timeout ? (int)d : timeout;
+		}
+		if (f->running && f->o.deadline_ms) {
+			long long d = f->o.deadline_ms - now_ms();
+			timeout = d < 0 ? 0 : d < timeout ? (int)d : timeout;
+		}
+		rr_curl.multi_poll(f->multi, NULL, 0, timeout, NULL);
+	}
+	return f->nlive > 0;
+}
+
+void rr_fetch_prioritize(struct rr_fetcher *f, struct rr_fetch *r, int priority)
+{
+	if (r->finished || r->priority >= priority)
+		return;
+	r->priority = priority; /* read when it is next picked to start */
+	(void)f;
+}
+
+void rr_fetch_wakeup(struct rr_fetcher *f)
+{
+	rr_curl.multi_wakeup(f->multi);
+}
+
+size_t rr_fetch_pending(const struct rr_fetcher *f)
+{
+	return f->nlive;
 }
 
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 {
-	struct slot *slots = rr_xcalloc(n ? n : 1, sizeof(*slots));
-	size_t done = 0;
-	size_t running = 0;
+	size_t left = n;
 
-	for (size_t i = 0; i < n; i++) {
-		slots[i].f = f;
-		reqs[i].fd = -1;
-		reqs[i].body_size = 0;
-		reqs[i].total_size = -1;
-		slots[i].r = &reqs[i];
-		slots[i].max_body = reqs[i].max_body ? reqs[i].max_body : DEFAULT_MAX_BODY;
-		slots[i].redacted = rr_url_redact(reqs[i].url);
-		reqs[i].rc = RR_OK;
-		reqs[i].attempts = 0;
-		rr_strbuf_init(&reqs[i].body);
+	for (size_t i = 0; i < n; i++)
+		rr_fetch_submit(f, &reqs[i]);
+	while (left) {
+		left = 0;
+		for (size_t i = 0; i < n; i++)
+			left += !reqs[i].finished;
+		if (left)
+			rr_fetch_step(f, 1000);
 	}
-	while (done < n) {
-		long long now = now_ms();
-		long long next_due = -1;
-		int still = 0;
-		CURLMsg *m;
-		int left;
-
-		for (size_t i = 0; i < n && running < (size_t)f->o.max_parallel; i++) {
-			struct slot *s = &slots[i];
-			if (s->done || s->running)
-				continue;
-			if (s->due_ms > now) {
-				if (next_due < 0 || s->due_ms < next_due)
-					next_due = s->due_ms;
-				continue;
-			}
-			if (f->o.deadline_ms && now >= f->o.deadline_ms) {
-				/* never started: the time allowed is spent */
-				s->r->rc = rr_fail(&s->r->err, RR_E_NETWORK,
-						   "%s: the time allowed for index requests ran out "
-						   "(--timeout)%s",
-						   s->redacted, s->r->attempts ? " while retrying" : "");
-				s->done = true;
-				done++;
-				continue;
-			}
-			setup_easy(f, s);
-			rr_curl.multi_add_handle(f->multi, s->easy);
-			s->running = true;
-			running++;
-		}
-		for (size_t i = 0; i < n; i++) {
-			struct slot *s = &slots[i];
-			if (!s->done && !s->running && s->due_ms > now &&
-			    (next_due < 0 || s->due_ms < next_due))
-				next_due = s->due_ms;
-		}
-		rr_curl.multi_perform(f->multi, &still);
-		while ((m = rr_curl.multi_info_read(f->multi, &left))) {
-			struct slot *s = NULL;
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			rr_curl.easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
-			complete(f, s, m->data.result, &running, &done);
-		}
-		now = now_ms();
-		for (size_t i = 0; i < n; i++) {
-			struct slot *s = &slots[i];
-			if (s->running && s->last_body_ms && now - s->last_body_ms >= STALL_MS) {
-				snprintf(s->errbuf, sizeof(s->errbuf),
-					 "stalled: no data for %d s in the middle of the response",
-					 STALL_MS / 1000);
-				s->stalled = true;
-				complete(f, s, CURLE_OPERATION_TIMEDOUT, &running, &done);
-			}
-		}
-		if (done == n)
-			break;
-		if (f->o.observe) {
-			struct rr_index_event ev = {NULL, 0, 0, running, f->transfers, f->bytes};
-			f->o.observe(f->o.observe_ctx, &ev);
-		}
-		if (running) {
-			int timeout = 1000;
-			if (next_due >= 0) {
-				long long d = next_due - now_ms();
-				timeout = d < 0 ? 0 : d < timeout ? (int)d : timeout;
-			}
-			rr_curl.multi_poll(f->multi, NULL, 0, timeout, NULL);
-		} else if (next_due >= 0) {
-			long long d = next_due - now_ms();
-			if (d > 0) {
-				struct timespec ts = {(time_t)(d / 1000), (long)(d % 1000) * 1000000};
-				nanosleep(&ts, NULL);
-			}
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		rr_curl.slist_free_all(slots[i].headers);
-		free(slots[i].redacted);
-	}
-	free(slots);
 }
 
 /* ---- URL helpers (curl's URL API) ----

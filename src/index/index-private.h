@@ -66,6 +66,8 @@ struct rr_fetch {
 	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
 	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
 	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none) */
+	bool head;            /* HEAD: the headers only (content_length says the size) */
+	int priority;         /* among those waiting to start, the highest goes first */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
 	rr_error err;
@@ -74,12 +76,14 @@ struct rr_fetch {
 	int fd;               /* spilled body (read from offset 0), else -1; release closes it */
 	long long body_size;  /* bytes of body received (in memory or in fd) */
 	long long total_size; /* from Content-Range "bytes a-b/T"; -1 when not given */
+	long long content_length; /* as announced; -1 when not given */
 	bool accept_ranges;   /* "Accept-Ranges: bytes" seen */
 	char *etag, *last_modified, *cache_control, *content_type;
 	char *effective_url;  /* after redirects, userinfo removed */
 	int attempts;
+	bool finished;        /* its answer (or failure) is final: done has been called */
 	/* optional: called as soon as this request is finished (retries done), while
-	 * the others still run, so its answer can be worked on in the meantime */
+	 * the others still run, from rr_fetch_step; it may submit more requests */
 	void (*done)(void *ud, struct rr_fetch *r);
 	void *done_ud;
 };
@@ -88,7 +92,26 @@ struct rr_fetcher;
 /* RR_E_ENV when libcurl cannot be loaded */
 rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err);
 struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f);
-/* runs all requests, up to max_parallel at once; each gets its own rc/err */
+/*
+ * r joins the requests the fetcher runs (it starts at the next step); r must stay
+ * where it is until its done callback has run (r->finished). The out fields are
+ * reset here.
+ */
+void rr_fetch_submit(struct rr_fetcher *f, struct rr_fetch *r);
+/*
+ * one round: start what may start, move the transfers on, finish what ended
+ * (retry, or call done). When nothing ended and wait_ms is not 0, wait for the
+ * network (at most wait_ms, negative: up to 1 s) or rr_fetch_wakeup. False when
+ * nothing is left under way.
+ */
+bool rr_fetch_step(struct rr_fetcher *f, int wait_ms);
+/* r (submitted, not finished) goes before those of a lower priority still waiting */
+void rr_fetch_prioritize(struct rr_fetcher *f, struct rr_fetch *r, int priority);
+/* makes a waiting rr_fetch_step return now; safe from any thread */
+void rr_fetch_wakeup(struct rr_fetcher *f);
+/* requests submitted and not finished */
+size_t rr_fetch_pending(const struct rr_fetcher *f);
+/* submits all and steps until all are finished; each gets its own rc/err */
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);
 void rr_fetch_release(struct rr_fetch *r);
 size_t rr_fetcher_transfers(const struct rr_fetcher *f);
