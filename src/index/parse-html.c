@@ -28,6 +28,11 @@ static void html_unescape(const char *s, size_t n, struct rr_strbuf *out)
 	} named[] = {{"lt", '<'}, {"gt", '>'}, {"amp", '&'}, {"quot", '"'}, {"apos", '\''}};
 
 	rr_strbuf_reset(out);
+	if (!memchr(s, '&', n)) {
+		/* nothing to unescape (almost every href): one copy, not one call per byte */
+		rr_strbuf_add(out, s, n);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t semi;
 		bool done = false;
