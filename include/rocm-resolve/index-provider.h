@@ -28,13 +28,15 @@ void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret
  * hold in the venv, extras that were asked for (here or by a dependency line),
  * the releases every specifier seen for a project allows and whose
  * Requires-Python admits the venv's interpreter - and starts on them at once.
+ * It returns at once: the crawl goes on whenever the client waits for anything
+ * (the resolver's questions; rr_index_wait_all waits for the whole crawl).
  */
 void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 				      const struct rr_requirement *const *reqs, size_t n);
 /*
- * pages to fetch (not crawl) with the next crawl's first batch, even of names the
- * skip callback names: the protected stack's, which the resolution of the input as
- * written asks about (keys borrowed during the call)
+ * pages to fetch (not crawl) beside the crawl, even of names the skip callback
+ * names: the protected stack's, which the resolution of the input as written asks
+ * about (keys borrowed during the call); asked for at once
  */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /* the index file behind a candidate, NULL for an installed-only one */

@@ -33,6 +33,24 @@ struct rr_strbuf;
 #define RR_INDEX_ACCEPT                                                                            \
 	"application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, "        \
 	"text/html;q=0.01"
+/*
+ * HTML only: the PEP 503 type every simple index serves. Asking for JSON too, at
+ * any q, got JSON from this machine's mirror; and its text/html pages leave out
+ * the upload times its application/vnd.pypi.simple.v1+html ones carry (39 KB
+ * against 46 KB for certifi, 57 KB as JSON)
+ */
+#define RR_INDEX_ACCEPT_HTML "text/html"
+
+/* the format of project pages asked for (rr_index_opts.pages) */
+enum rr_index_pages {
+	/* measured per index: HTML (PEP 503, which every index serves, and on the
+	 * mirrors measured the smaller) until the first page asked of it has been asked
+	 * twice with HEAD, with each Accept below; JSON from then on when its answer was
+	 * at least 5 % smaller. The choice is kept in the cache for a day */
+	RR_INDEX_PAGES_AUTO,
+	RR_INDEX_PAGES_JSON, /* RR_INDEX_ACCEPT */
+	RR_INDEX_PAGES_HTML, /* RR_INDEX_ACCEPT_HTML */
+};
 
 struct rr_index_file {
 	char *filename, *url;  /* url absolute, fragment stripped */
@@ -103,6 +121,7 @@ struct rr_index_opts {
 	/* a project page larger than this is refused (RR_E_LIMIT); 0 = default
 	 * RR_INDEX_PAGE_MAX */
 	size_t max_page_bytes;
+	enum rr_index_pages pages;
 	/* seconds a page (or 404) served without Cache-Control stays fresh in the
 	 * cache; 0 = default RR_INDEX_HEURISTIC_TTL, negative = revalidate each run */
 	long heuristic_ttl_s;
@@ -154,6 +173,30 @@ bool rr_index_metadata_known(const struct rr_index_client *c, const struct rr_in
 /* raw METADATA text (borrowed); RR_E_UNSUPPORTED when it needs a build (dynamic sdist) */
 rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_file *f,
 			     const char **ret_text, size_t *ret_len, rr_error *err) RR_WUR;
+
+/*
+ * Asynchronous use (the provider's crawl): ask for a page or for metadata and go
+ * on; the request runs while the client waits for anything (a getter above, a
+ * fetch, rr_index_wait_all), and the hooks hear when each is settled: in, known
+ * missing, or failed (the getters then answer at once, with the failure's
+ * message). Hooks run on the caller's thread, inside those waits; they may ask
+ * for more but must not wait (a getter for something not in yet fails there).
+ * Priority orders the requests waiting to start (higher first).
+ */
+struct rr_index_hooks {
+	void *ctx;
+	void (*project)(void *ctx, const char *key);
+	void (*metadata)(void *ctx, const struct rr_index_file *f);
+};
+/* h copied; NULL: none */
+void rr_index_client_hooks(struct rr_index_client *c, const struct rr_index_hooks *h);
+void rr_index_want_project(struct rr_index_client *c, const char *key, int priority);
+void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_file *f,
+			    int priority);
+/* run until nothing asked for is under way */
+void rr_index_wait_all(struct rr_index_client *c);
+/* true when the client holds key's page (or knows it missing or failed): asking costs nothing */
+bool rr_index_project_known(const struct rr_index_client *c, const char *key);
 
 /* number of HTTP transfers started so far (cache hits without revalidation don't count) */
 size_t rr_index_client_requests(const struct rr_index_client *c);

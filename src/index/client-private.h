@@ -7,7 +7,7 @@
  *                 options, statistics
  *   get.c         GET through the cache: freshness, revalidation, hash checks,
  *                 failures remembered for the run, a worker pool that works on
- *                 answers while the rest of a batch downloads
+ *                 answers while the rest downloads; the client's loop (pump)
  *   pages.c       project pages: index by index in priority order, the JSON API
  *                 beside a PyPI-like /simple/, parse or load the digest, what a
  *                 page may list (rr_index_project_keep)
@@ -47,6 +47,9 @@ void rr_strmap_release(struct rr_strmap *m, void (*free_val)(void *val));
 
 /* ---- client.c ---- */
 
+struct rr_index_page_job;
+struct rr_index_get;
+
 struct rr_index_src {
 	char *url;      /* credential-free, ends with '/' */
 	char *redacted; /* as given, userinfo replaced */
@@ -54,10 +57,17 @@ struct rr_index_src {
 	char *realm;
 	bool pypi_like; /* path ends in /simple/: the JSON API may sit beside it */
 	bool local;     /* a file:// index: its pages may link local files */
+	/* pages.c: the format its pages are asked in (AUTO until measured) */
+	enum rr_index_pages pages;
+	struct rr_index_get *probe;      /* the two HEADs measuring it, while they run */
+	int probe_left;
+	bool probed;                     /* measured (or measuring) in this run */
+	bool warmed;                     /* its hosts were connected to (pages.c) */
 };
 
 struct rr_index_proj_slot {
 	bool missing;
+	rr_error fail; /* fail.code: the page could not be had, and why */
 	struct rr_index_project p;
 };
 
@@ -65,6 +75,7 @@ struct rr_index_meta_slot {
 	rr_err rc;
 	char *msg;
 	struct rr_strbuf text;
+	rr_error fail; /* fail.code: it could not be had, and why (rc is then fail.code) */
 };
 
 struct rr_index_fail_slot {
@@ -91,7 +102,18 @@ struct rr_index_client {
 	long long heuristic_ttl;
 	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
 	size_t pages_spilled;
+	/* asynchronous work */
+	struct rr_index_pool *pool; /* get.c: the workers and the finished queue */
+	size_t gets_open;           /* started, their owner not told yet */
+	struct rr_strmap page_jobs; /* key -> struct rr_index_page_job under way */
+	struct rr_strmap meta_jobs; /* file url -> struct rr_index_meta_job under way */
+	struct rr_strmap tail_hints; /* project -> what its last wheel read taught (ranges.c) */
+	struct rr_index_hooks hooks;
+	int hook_depth;             /* inside a hook: nothing may wait */
 };
+
+/* dst becomes a copy of src (origin included); returns its code */
+rr_err rr_index_error_copy(rr_error *dst, const rr_error *src);
 
 /* credentials for a URL: those of the first index on the same realm */
 const char *rr_index_userpwd_for(struct rr_index_client *c, const char *url);
@@ -124,14 +146,20 @@ struct rr_index_get {
 	bool have_fd;
 	int fd;               /* the spilled body when have_fd */
 	long long total_size; /* Content-Range total, -1 */
+	long long content_length; /* as announced (a HEAD's answer), -1 */
 	struct rr_cache_entry pending; /* defer_store: the entry to store, body left out */
 	bool store_pending;
-	/* optional: called once the answer is settled (fetched or from the cache), while
-	 * the rest of the batch still downloads */
+	bool head;       /* HEAD: headers only */
+	int priority;    /* rr_fetch.priority */
+	/* optional: called once the answer is settled (fetched or from the cache), on a
+	 * worker, while the rest still downloads */
 	void (*ready)(struct rr_index_client *c, struct rr_index_get *g);
 	void *ready_ctx;
+	/* called on the client's thread, from rr_index_pump, once the answer is settled
+	 * and ready has run; it may start more gets, and release g */
+	void (*on_done)(struct rr_index_client *c, struct rr_index_get *g);
+	void *owner;
 	struct rr_index_client *client;
-	struct rr_index_pool *pool; /* the batch's workers, NULL: none */
 	bool settled;
 	/* pages: parsed by ready as soon as they arrive (pages.c) */
 	const char *key; /* the project asked for */
@@ -143,16 +171,43 @@ struct rr_index_get {
 	struct rr_cache_entry ce;
 	bool have_ce;
 	bool done;
-	size_t fetch_i;
+	struct rr_fetch fetch;
 };
 
+/* start g (filled in): answered from the cache at once, else fetched; g must stay where it
+ * is until its on_done has run */
+void rr_index_get_start(struct rr_index_client *c, struct rr_index_get *g);
+/*
+ * the client's loop: runs the transfers and hands finished gets to their owners
+ * (on_done, which may start more) until until(ctx) holds (true) or nothing is
+ * under way any more (false). until NULL: until nothing is.
+ */
+bool rr_index_pump(struct rr_index_client *c, bool (*until)(void *ctx), void *ctx);
 /* every request of the batch answered (from the cache or the network), each with its
  * own rc/err; ready callbacks have all run when it returns */
 void rr_index_get_batch(struct rr_index_client *c, struct rr_index_get *gs, size_t n);
+/* store e (taken: its strings and body become the store's) under (klass, key_url) on a
+ * worker; klass must be a string constant */
+void rr_index_store_later(struct rr_index_client *c, const char *klass, const char *key_url,
+			  struct rr_cache_entry *e);
+/* the workers stopped (rr_index_client_free) */
+void rr_index_pool_free(struct rr_index_client *c);
 void rr_index_get_release(struct rr_index_get *g);
 /* g's error moved into err (which may be NULL); returns g->rc */
 rr_err rr_index_get_take_error(struct rr_index_get *g, rr_error *err);
 bool rr_index_sha_matches(const char *want, const void *data, size_t len);
+/* a cache entry answers without asking (its freshness, the client's window, --offline,
+ * --refresh) */
+bool rr_index_entry_fresh(const struct rr_index_client *c, const struct rr_cache_entry *e,
+			  long long now);
+
+/* ---- pages.c: the page format an earlier run measured (the cache), a probe dropped ---- */
+void rr_index_pages_load(struct rr_index_client *c, struct rr_index_src *s);
+void rr_index_probe_free(struct rr_index_src *s);
+
+/* ---- pages.c, metadata.c: work under way, dropped (client free) ---- */
+void rr_index_page_job_free(void *job);
+void rr_index_meta_job_free(void *job);
 
 /* ---- find-links.c ---- */
 
@@ -181,8 +236,17 @@ void rr_index_blame_url(rr_error *err, const struct rr_index_file *f);
 
 /* ---- ranges.c ---- */
 
-/* the metadata of remote files without PEP 658 (the cache had none either) */
-rr_err rr_index_fetch_dists(struct rr_index_client *c, const struct rr_index_file *const *df,
-			    size_t nd, rr_error *err);
+/* the metadata of one remote file without PEP 658 (the cache had none either), a
+ * step at a time: request fills g (to be started), answer takes its answer */
+struct rr_index_dist_job;
+struct rr_index_dist_job *rr_index_dist_job_new(struct rr_index_client *c,
+					       const struct rr_index_file *f);
+struct rr_index_dist_job *rr_index_dist_job_free(struct rr_index_dist_job *j);
+void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_job *j,
+			       struct rr_index_get *g);
+/* RR_OK and *done once the metadata (or that it is unknown) is recorded; RR_OK and not
+ * *done: the next step is to be asked for */
+rr_err rr_index_dist_job_answer(struct rr_index_client *c, struct rr_index_dist_job *j,
+				struct rr_index_get *g, bool *done, rr_error *err);
 
 #endif

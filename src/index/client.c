@@ -60,6 +60,7 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 		}
 		s->pypi_like = rr_str_endswith(s->url, "/simple/");
 		s->local = strncasecmp(s->url, "file:", 5) == 0;
+		s->pages = o->pages;
 		c->nidx++;
 	}
 	if (!o->no_cache) {
@@ -74,6 +75,8 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	}
 	c->offline = o->offline;
 	c->refresh = o->refresh;
+	for (size_t i = 0; i < c->nidx && c->cache_dir; i++)
+		rr_index_pages_load(c, &c->idx[i]);
 	if (o->nfind_links) {
 		c->fl = rr_xcalloc(o->nfind_links, sizeof(*c->fl));
 		c->fl_redacted = rr_xcalloc(o->nfind_links, sizeof(*c->fl_redacted));
@@ -103,6 +106,7 @@ static void free_proj_slot(void *v)
 	struct rr_index_proj_slot *ps = v;
 
 	rr_index_project_release(&ps->p);
+	rr_error_release(&ps->fail);
 	free(ps);
 }
 
@@ -112,6 +116,7 @@ static void free_meta_slot(void *v)
 
 	free(ms->msg);
 	rr_strbuf_release(&ms->text);
+	rr_error_release(&ms->fail);
 	free(ms);
 }
 
@@ -127,7 +132,13 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 {
 	if (!c)
 		return NULL;
+	/* work under way is dropped: the workers stop, then the transfers, then the jobs */
+	rr_index_pool_free(c);
+	c->fetcher = rr_fetcher_free(c->fetcher);
+	rr_strmap_release(&c->page_jobs, rr_index_page_job_free);
+	rr_strmap_release(&c->meta_jobs, rr_index_meta_job_free);
 	for (size_t i = 0; i < c->nidx; i++) {
+		rr_index_probe_free(&c->idx[i]);
 		free(c->idx[i].url);
 		free(c->idx[i].redacted);
 		free(c->idx[i].userpwd);
@@ -137,6 +148,7 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 	rr_strmap_release(&c->projects, free_proj_slot);
 	rr_strmap_release(&c->meta, free_meta_slot);
 	rr_strmap_release(&c->failed, free_fail_slot);
+	rr_strmap_release(&c->tail_hints, free);
 	for (size_t i = 0; i < c->nfl; i++) {
 		free(c->fl[i]);
 		free(c->fl_redacted[i]);
@@ -145,9 +157,19 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 	free(c->fl_redacted);
 	rr_index_project_release(&c->fl_files);
 	free(c->cache_dir);
-	rr_fetcher_free(c->fetcher);
 	free(c);
 	return NULL;
+}
+
+void rr_index_client_hooks(struct rr_index_client *c, const struct rr_index_hooks *h)
+{
+	c->hooks = h ? *h : (struct rr_index_hooks){0};
+}
+
+void rr_index_wait_all(struct rr_index_client *c)
+{
+	if (!c->hook_depth)
+		rr_index_pump(c, NULL, NULL);
 }
 
 size_t rr_index_client_requests(const struct rr_index_client *c)
@@ -182,4 +204,12 @@ const char *rr_index_userpwd_for(struct rr_index_client *c, const char *url)
 		if (c->idx[i].userpwd && strcmp(c->idx[i].realm, realm) == 0)
 			return c->idx[i].userpwd;
 	return NULL;
+}
+
+rr_err rr_index_error_copy(rr_error *dst, const rr_error *src)
+{
+	if (src->path || src->line || src->text)
+		return rr_fail_at(dst, src->code, src->path, src->line, src->col, src->text, "%s",
+				  src->msg ? src->msg : "");
+	return rr_fail(dst, src->code, "%s", src->msg ? src->msg : "");
 }

@@ -21,6 +21,9 @@
 
 void rr_index_get_release(struct rr_index_get *g)
 {
+	/* a transfer submitted and never finished (the client goes away) */
+	if (g->fetch.url && !g->fetch.finished)
+		rr_fetch_release(&g->fetch);
 	if (g->have_fd)
 		close(g->fd);
 	g->have_fd = false;
@@ -63,6 +66,12 @@ static bool heuristic_fresh(const struct rr_index_client *c, const struct rr_cac
 	       now - e->stored < c->heuristic_ttl;
 }
 
+bool rr_index_entry_fresh(const struct rr_index_client *c, const struct rr_cache_entry *e,
+			  long long now)
+{
+	return c->offline || (!c->refresh && (rr_cache_fresh(e, now) || heuristic_fresh(c, e, now)));
+}
+
 bool rr_index_sha_matches(const char *want, const void *data, size_t len)
 {
 	char got[65];
@@ -79,6 +88,14 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
 	bool no_store, no_cache, heuristic;
 
 	g->done = true;
+	g->content_length = f->content_length;
+	if (f->rc != RR_OK && g->head) {
+		/* a HEAD that failed says nothing about the GET of the same URL */
+		g->rc = f->rc;
+		g->err = f->err;
+		f->err = (rr_error)RR_ERROR_INIT;
+		return;
+	}
 	if (f->rc != RR_OK) {
 		struct rr_index_fail_slot **fsl =
 			(struct rr_index_fail_slot **)rr_strmap_find(&c->failed, g->url, true);
@@ -181,22 +198,34 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
 }
 
 /*
- * Work on answers while the rest of a batch downloads: a ring of pages is tens
- * of MB of JSON, and parsing it on the thread that runs the transfers stalled
- * them (its sockets go unread). A few workers take settled gets off a queue
- * and run their ready callback; the batch waits for them at its end.
+ * Work on answers while the rest downloads: a page is up to several MB of JSON,
+ * and parsing it on the thread that runs the transfers stalled them (its sockets
+ * go unread). Workers, started on first use and kept for the client's life,
+ * take settled gets off a queue and run their ready callback; a get whose work
+ * is done (or that had none) waits in the finished queue for the client's
+ * thread, which hands it to its owner (on_done) while it waits for something.
  */
 #define POOL_MAX 4
 
 struct rr_index_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct rr_index_get **q;
+	struct rr_index_get **q; /* waiting for a worker */
 	size_t head, n, cap;
+	struct rr_index_get **fin; /* waiting for on_done on the client's thread */
+	size_t fin_head, nfin, cap_fin;
 	bool closing;
 	pthread_t th[POOL_MAX];
 	int nth;
+	struct rr_fetcher *fetcher; /* woken when a get is finished */
 };
+
+static void fin_push_locked(struct rr_index_pool *p, struct rr_index_get *g)
+{
+	if (p->fin_head == p->nfin)
+		p->fin_head = p->nfin = 0;
+	RR_PUSH(p->fin, p->nfin, p->cap_fin) = g;
+}
 
 static void *pool_main(void *arg)
 {
@@ -212,176 +241,247 @@ static void *pool_main(void *arg)
 			return NULL;
 		}
 		g = p->q[p->head++];
+		if (p->head == p->n)
+			p->head = p->n = 0;
 		pthread_mutex_unlock(&p->mu);
 		g->ready(g->client, g);
+		pthread_mutex_lock(&p->mu);
+		fin_push_locked(p, g);
+		pthread_mutex_unlock(&p->mu);
+		rr_fetch_wakeup(p->fetcher);
 	}
 }
 
-/* NULL when there is nothing to share out (the caller then runs callbacks itself) */
-static struct rr_index_pool *pool_start(size_t jobs)
+static struct rr_index_pool *pool_get(struct rr_index_client *c)
 {
-	struct rr_index_pool *p;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int want = cpus > 1 ? (int)(cpus - 1) : 1;
+	struct rr_index_pool *p = c->pool;
+	long cpus;
+	int want;
 
-	if (jobs < 2)
-		return NULL;
+	if (p)
+		return p;
+	/* as many as there are CPUs: the thread running the transfers mostly waits */
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	want = cpus > 1 ? (int)cpus : 1;
 	if (want > POOL_MAX)
 		want = POOL_MAX;
-	if ((size_t)want > jobs)
-		want = (int)jobs;
 	p = rr_xcalloc(1, sizeof(*p));
-	p->cap = jobs;
-	p->q = rr_xcalloc(jobs, sizeof(*p->q));
+	p->fetcher = c->fetcher;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	for (int i = 0; i < want; i++)
 		if (pthread_create(&p->th[p->nth], NULL, pool_main, p) == 0)
 			p->nth++;
-	if (!p->nth) {
-		pthread_mutex_destroy(&p->mu);
-		pthread_cond_destroy(&p->cv);
-		free(p->q);
-		free(p);
-		return NULL;
-	}
+	c->pool = p;
 	return p;
 }
 
-/* g is settled: its callback runs on a worker, or here when there is no pool */
-static void ready_now(struct rr_index_pool *p, struct rr_index_get *g)
-{
-	if (!g->ready)
-		return;
-	if (!p) {
-		g->ready(g->client, g);
-		return;
-	}
-	pthread_mutex_lock(&p->mu);
-	if (p->n < p->cap) {
-		p->q[p->n++] = g;
-		pthread_cond_signal(&p->cv);
-		g = NULL;
-	}
-	pthread_mutex_unlock(&p->mu);
-	if (g)
-		g->ready(g->client, g);
-}
+static void store_done(struct rr_index_client *c, struct rr_index_get *g);
 
-/* every queued callback has run when this returns */
-static void pool_finish(struct rr_index_pool *p)
+void rr_index_pool_free(struct rr_index_client *c)
 {
+	struct rr_index_pool *p = c->pool;
+
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
 	p->closing = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+	/* the workers finish the queue (cache entries get written) before they stop */
 	for (int i = 0; i < p->nth; i++)
 		pthread_join(p->th[i], NULL);
+	/* a finished get belongs to a job the client frees next, or is a store task */
+	for (size_t i = p->fin_head; i < p->nfin; i++)
+		if (p->fin[i]->on_done == store_done)
+			store_done(c, p->fin[i]);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	free(p->q);
+	free(p->fin);
 	free(p);
+	c->pool = NULL;
+}
+
+/* g is settled: its ready callback runs on a worker (here when there is none),
+ * then g waits for the client's thread */
+static void dispatch(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_pool *p = pool_get(c);
+
+	g->settled = true;
+	pthread_mutex_lock(&p->mu);
+	if (g->ready && p->nth) {
+		if (p->head == p->n)
+			p->head = p->n = 0;
+		RR_PUSH(p->q, p->n, p->cap) = g;
+		pthread_cond_signal(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (g->ready)
+		g->ready(c, g);
+	pthread_mutex_lock(&p->mu);
+	fin_push_locked(p, g);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* the next get whose owner is to be told, NULL when none is waiting */
+static struct rr_index_get *fin_pop(struct rr_index_client *c)
+{
+	struct rr_index_pool *p = c->pool;
+	struct rr_index_get *g = NULL;
+
+	if (!p)
+		return NULL;
+	pthread_mutex_lock(&p->mu);
+	if (p->fin_head < p->nfin)
+		g = p->fin[p->fin_head++];
+	pthread_mutex_unlock(&p->mu);
+	return g;
 }
 
 static void get_fetched(void *ud, struct rr_fetch *f)
 {
 	struct rr_index_get *g = ud;
 
-	if (g->settled)
-		return;
-	g->settled = true;
 	settle(g->client, g, f);
-	ready_now(g->pool, g);
+	rr_fetch_release(f);
+	dispatch(g->client, g);
+}
+
+void rr_index_get_start(struct rr_index_client *c, struct rr_index_get *g)
+{
+	long long now = (long long)time(NULL);
+
+	g->client = c;
+	g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
+	g->total_size = -1;
+	g->content_length = -1;
+	g->settled = false;
+	rr_strbuf_init(&g->body);
+	c->gets_open++;
+	if (c->cache_dir && g->cacheable &&
+	    rr_cache_load(c->cache_dir, g->klass, g->url, &g->ce, NULL) == RR_OK)
+		g->have_ce = true;
+	if (g->have_ce && g->expect_sha256 &&
+	    !rr_index_sha_matches(g->expect_sha256, g->ce.body.buf, g->ce.body.len)) {
+		/* written by an older version before it checked: never use it */
+		rr_cache_entry_release(&g->ce);
+		g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
+		g->have_ce = false;
+	}
+	if (g->have_ce && rr_index_entry_fresh(c, &g->ce, now)) {
+		c->cache_hits++;
+		take_entry(g);
+		dispatch(c, g);
+		return;
+	}
+	{
+		struct rr_index_fail_slot **fsl =
+			(struct rr_index_fail_slot **)rr_strmap_find(&c->failed, g->url, false);
+		if (fsl && *fsl) {
+			/* failed earlier in this run, retries and all: not again */
+			c->failures_reused++;
+			g->rc = rr_fail(&g->err, (*fsl)->rc, "%s", (*fsl)->msg);
+			g->done = true;
+			dispatch(c, g);
+			return;
+		}
+	}
+	if (c->offline) {
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		g->rc = rr_fail(&g->err, RR_E_NETWORK, "offline and not cached: %s", u);
+		g->done = true;
+		dispatch(c, g);
+		return;
+	}
+	g->fetch = (struct rr_fetch){
+		.url = g->url,
+		.userpwd = g->userpwd,
+		.accept = g->accept,
+		.max_body = g->max_body,
+		.if_none_match = g->have_ce ? g->ce.etag : NULL,
+		.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
+		.range = g->range,
+		.spill = g->spill,
+		.spill_over = g->spill_over,
+		.head = g->head,
+		.priority = g->priority,
+		.done = get_fetched,
+		.done_ud = g,
+	};
+	rr_fetch_submit(c->fetcher, &g->fetch);
+}
+
+/* a cache entry written on a worker: creating files costs the client's thread,
+ * which runs the transfers, ~1 ms each on a busy ext4 */
+static void store_ready(struct rr_index_client *c, struct rr_index_get *g)
+{
+	rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->pending, NULL);
+}
+
+static void store_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	(void)c;
+	rr_index_get_release(g);
+	free(g);
+}
+
+void rr_index_store_later(struct rr_index_client *c, const char *klass, const char *key_url,
+			  struct rr_cache_entry *e)
+{
+	struct rr_index_get *g = rr_xcalloc(1, sizeof(*g));
+
+	g->client = c;
+	g->url = rr_xstrdup(key_url);
+	g->klass = klass;
+	g->pending = *e;
+	memset(e, 0, sizeof(*e));
+	g->ready = store_ready;
+	g->on_done = store_done;
+	c->gets_open++;
+	dispatch(c, g);
+}
+
+bool rr_index_pump(struct rr_index_client *c, bool (*until)(void *ctx), void *ctx)
+{
+	for (;;) {
+		struct rr_index_get *g;
+		/* owners first: what they start joins this round */
+		while ((g = fin_pop(c))) {
+			c->gets_open--;
+			if (g->on_done)
+				g->on_done(c, g);
+		}
+		if (until && until(ctx))
+			return true;
+		if (!c->gets_open)
+			return false;
+		rr_fetch_step(c->fetcher, -1);
+	}
+}
+
+static void batch_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	(void)c;
+	(*(size_t *)g->owner)--;
+}
+
+static bool batch_over(void *ctx)
+{
+	return *(size_t *)ctx == 0;
 }
 
 void rr_index_get_batch(struct rr_index_client *c, struct rr_index_get *gs, size_t n)
 {
-	long long now = (long long)time(NULL);
-	struct rr_fetch *fs = rr_xcalloc(n ? n : 1, sizeof(*fs));
-	size_t nf = 0;
-	size_t nready = 0;
-	struct rr_index_pool *pool;
+	size_t left = n;
 
-	for (size_t i = 0; i < n; i++)
-		nready += gs[i].ready != NULL;
-	pool = pool_start(nready);
 	for (size_t i = 0; i < n; i++) {
-		struct rr_index_get *g = &gs[i];
-		g->client = c;
-		g->pool = pool;
-		g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
-		g->total_size = -1;
-		rr_strbuf_init(&g->body);
-		if (c->cache_dir && g->cacheable &&
-		    rr_cache_load(c->cache_dir, g->klass, g->url, &g->ce, NULL) == RR_OK)
-			g->have_ce = true;
-		if (g->have_ce && g->expect_sha256 &&
-		    !rr_index_sha_matches(g->expect_sha256, g->ce.body.buf, g->ce.body.len)) {
-			/* written by an older version before it checked: never use it */
-			rr_cache_entry_release(&g->ce);
-			g->ce = (struct rr_cache_entry){.max_age = -1, .body = RR_STRBUF_INIT};
-			g->have_ce = false;
-		}
-		if (g->have_ce && (c->offline || (!c->refresh && (rr_cache_fresh(&g->ce, now) ||
-								 heuristic_fresh(c, &g->ce, now))))) {
-			c->cache_hits++;
-			take_entry(g);
-			g->settled = true;
-			ready_now(pool, g);
-			continue;
-		}
-		{
-			struct rr_index_fail_slot **fsl =
-				(struct rr_index_fail_slot **)rr_strmap_find(&c->failed, g->url,
-									     false);
-			if (fsl && *fsl) {
-				/* failed earlier in this run, retries and all: not again */
-				c->failures_reused++;
-				g->rc = rr_fail(&g->err, (*fsl)->rc, "%s", (*fsl)->msg);
-				g->done = true;
-				continue;
-			}
-		}
-		if (c->offline) {
-			RR_AUTOFREE char *u = rr_url_redact(g->url);
-			g->rc = rr_fail(&g->err, RR_E_NETWORK, "offline and not cached: %s", u);
-			g->done = true;
-			continue;
-		}
-		g->fetch_i = nf;
-		fs[nf] = (struct rr_fetch){
-			.url = g->url,
-			.userpwd = g->userpwd,
-			.accept = g->accept,
-			.max_body = g->max_body,
-			.if_none_match = g->have_ce ? g->ce.etag : NULL,
-			.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
-			.range = g->range,
-			.spill = g->spill,
-			.spill_over = g->spill_over,
-			.done = get_fetched,
-			.done_ud = g,
-		};
-		nf++;
+		gs[i].on_done = batch_done;
+		gs[i].owner = &left;
+		rr_index_get_start(c, &gs[i]);
 	}
-	if (nf)
-		rr_fetch_run(c->fetcher, fs, nf);
-	for (size_t i = 0; i < n; i++) {
-		struct rr_index_get *g = &gs[i];
-		if (!g->done) {
-			get_fetched(g, &fs[g->fetch_i]);
-		} else if (!g->settled) {
-			/* failed before any transfer */
-			g->settled = true;
-			ready_now(pool, g);
-		}
-	}
-	pool_finish(pool);
-	for (size_t i = 0; i < n; i++)
-		gs[i].pool = NULL;
-	for (size_t i = 0; i < nf; i++)
-		rr_fetch_release(&fs[i]);
-	free(fs);
+	rr_index_pump(c, batch_over, &left);
 }

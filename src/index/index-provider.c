@@ -5,8 +5,14 @@
  * interpreter can install (the best-ranked compatible wheel, else an sdist),
  * plus the installed version. Dependencies come from the installed METADATA,
  * else the index's core metadata (PEP 658, the wheel, or a static sdist).
- * Page and metadata fetches are batched through the prefetch hints, so the
- * index client can run them in parallel.
+ * A crawl runs ahead of the resolver, asynchronously: a project's page is
+ * asked for the moment a line names it, the metadata of the release the
+ * resolver will most likely pick the moment its page is in, and the pages of
+ * what that release requires the moment its metadata is in. Nothing waits for
+ * anything else: the client runs every request as soon as it is known, and
+ * the crawl moves on in the client's hooks while the resolver waits for
+ * whatever it asks next. A walk down a project's releases (backtracking)
+ * fetches the metadata of the releases the resolver will try next ahead.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,17 +46,24 @@ struct pkg {
 	struct rr_candidate *cands;
 	struct cand_data **data;
 	size_t n;
-	const struct rr_candidate *last_miss; /* the last release whose metadata had to be fetched */
+	const struct rr_candidate *last_asked; /* the resolver's last upcoming() of it */
+	bool walking; /* it walks down this project's releases: fetch ahead */
 };
 
 /* what the crawl knows is wanted of a project: the specifiers of the lines that
- * named it (roots and likely releases' dependencies) and the extras asked for */
+ * named it (roots and likely releases' dependencies) and the extras asked for,
+ * and how far the crawl got with it */
 struct want {
 	char *key;
 	struct rr_specset *specs;
-	size_t nspecs, cap_specs;
+	char **spec_texts; /* the same, as text: each distinct one kept once */
+	size_t nspecs, cap_specs, cap_texts;
 	char **extras;
 	size_t nextras, cap_extras;
+	bool asked;                  /* its page was asked for by the crawl */
+	struct cand_data *meta_for;  /* the likely release whose metadata the crawl asked for */
+	const struct cand_data *expanded; /* whose requirements were followed, */
+	size_t expanded_extras;           /* with this many of the extras */
 };
 
 struct tag_memo {
@@ -64,7 +77,7 @@ struct rr_index_provider {
 	struct rr_index_client *client;
 	struct tag_memo *memo; /* open addressing, a power of two */
 	size_t nmemo, cap_memo;
-	struct want *wants;
+	struct want **wants;
 	size_t nwants, cap_wants;
 	struct rr_version pyver; /* the venv's python, for Requires-Python; empty: unknown */
 	bool have_pyver;
@@ -74,9 +87,7 @@ struct rr_index_provider {
 	char pybuf[16];
 	bool (*skip)(void *ctx, const char *key); /* never fetched: fixed or forbidden */
 	void *skip_ctx;
-	char **pages; /* fetched with the crawl's first ring, not crawled (rr_index_provider_pages) */
-	size_t npages;
-	struct pkg *pkgs;
+	struct pkg **pkgs;
 	size_t npkgs, cap_pkgs;
 	char **warnings;
 	size_t nwarnings, cap_warnings;
@@ -85,8 +96,8 @@ struct rr_index_provider {
 static struct pkg *find_pkg(struct rr_index_provider *ip, const char *key)
 {
 	for (size_t i = 0; i < ip->npkgs; i++)
-		if (strcmp(ip->pkgs[i].key, key) == 0)
-			return &ip->pkgs[i];
+		if (strcmp(ip->pkgs[i]->key, key) == 0)
+			return ip->pkgs[i];
 	return NULL;
 }
 
@@ -245,6 +256,9 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		return rc;
 	if (rc == RR_E_NOTFOUND && !dist)
 		return RR_E_NOTFOUND;
+	/* while the page came, the crawl may have made the project already */
+	if ((*ret = find_pkg(ip, key)))
+		return RR_OK;
 	/* a page that lists no file at all (a broken mirror) is no project either: the
 	 * caller says so instead of "no version fits" */
 	if (!rc && proj && !proj->nfiles && !proj->nforeign && !dist)
@@ -317,8 +331,9 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 		rr_version_copy(&v, &dist->version);
 		add_cand(&pk, &cap, &dcap, dist->version_text, &v, NULL, dist);
 	}
-	RR_PUSH(ip->pkgs, ip->npkgs, ip->cap_pkgs) = pk;
-	*ret = &ip->pkgs[ip->npkgs - 1];
+	RR_PUSH(ip->pkgs, ip->npkgs, ip->cap_pkgs) = rr_xmalloc(sizeof(pk));
+	*ip->pkgs[ip->npkgs - 1] = pk;
+	*ret = ip->pkgs[ip->npkgs - 1];
 	return RR_OK;
 }
 
@@ -358,6 +373,12 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 		return RR_OK;
 	}
 	rc = rr_index_get_metadata(ip->client, d->file, &text, &len, err);
+	/* while it came, the crawl may have read it already */
+	if (d->meta_loaded) {
+		if (rc && err)
+			rr_error_release(err);
+		return RR_OK;
+	}
 	if (rc == RR_E_UNSUPPORTED) {
 		/* unknown, not "none": the candidate says so (deps_unknown) and the
 		 * resolver takes it only when nothing with known dependencies fits */
@@ -382,60 +403,37 @@ static rr_err load_meta(struct rr_index_provider *ip, const char *key, struct ca
 	return RR_OK;
 }
 
-/*
- * the resolver asks for one release's dependencies it was not told about
- * beforehand: it is walking down the releases (backtracking), and the next ones
- * it tries are the next older ones. Fetch this one's metadata together with
- * those of the next few older releases in one parallel batch, so a walk down
- * costs a round trip per batch, not per release.
- */
-#define WALK_AHEAD 8
-static void fetch_walk(struct rr_index_provider *ip, const char *key, const struct rr_candidate *c)
-{
-	const struct cand_data *d = c->data;
-	const struct rr_index_file *files[WALK_AHEAD + 1];
-	const struct rr_candidate *next[WALK_AHEAD];
-	struct pkg *pk;
-	size_t nf = 0;
-	size_t nn = 0;
-	rr_error err = RR_ERROR_INIT;
+/* the order requests start in when more are waiting than may run (higher first) */
+enum { PRIO_PAGE = 1, PRIO_META = 2, PRIO_WAITED = 3 };
 
-	/* only on a real miss: a release a batch brought already costs nothing */
-	if (!d || !d->file || d->dist || d->meta_loaded ||
-	    rr_index_metadata_known(ip->client, d->file) || !(pk = find_pkg(ip, key)))
+/*
+ * the resolver is about to ask for cs[0]'s dependencies, and would try cs[1..]
+ * next. Once it walks down a project's releases (a miss below the release it
+ * asked about before), the metadata of those next ones is asked for too, all at
+ * once and while it works on cs[0]: a walk costs a round trip now and then, not
+ * one per release. Each step down tops the window up again.
+ */
+static void p_upcoming(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
+{
+	struct rr_index_provider *ip = ctx;
+	struct pkg *pk = find_pkg(ip, key);
+	const struct cand_data *d = n ? cs[0]->data : NULL;
+	bool miss, down;
+
+	if (!pk || !d)
 		return;
-	/* and only once the resolver is walking down: a second miss below the last one
-	 * (a single question, such as the newest release's, fetches just that one) */
-	{
-		bool walking = pk->last_miss &&
-			       rr_version_cmp(&pk->last_miss->version, &c->version) > 0;
-		pk->last_miss = c;
-		if (!walking)
-			return;
+	miss = d->file && !d->dist && !d->meta_loaded &&
+	       !rr_index_metadata_known(ip->client, d->file);
+	down = pk->last_asked && rr_version_cmp(&pk->last_asked->version, &cs[0]->version) > 0;
+	pk->last_asked = cs[0];
+	pk->walking = down && (miss || pk->walking);
+	if (miss)
+		rr_index_want_metadata(ip->client, d->file, PRIO_WAITED);
+	for (size_t i = 1; pk->walking && i < n; i++) {
+		const struct cand_data *o = cs[i]->data;
+		if (o && o->file && !o->dist && !o->meta_loaded && !cs[i]->yanked)
+			rr_index_want_metadata(ip->client, o->file, PRIO_META);
 	}
-	files[nf++] = d->file;
-	/* the WALK_AHEAD newest releases below c whose metadata is not there yet */
-	for (size_t i = 0; i < pk->n; i++) {
-		const struct rr_candidate *o = &pk->cands[i];
-		const struct cand_data *od = pk->data[i];
-		size_t k;
-		if (o->yanked || !od || !od->file || od->dist || od->meta_loaded ||
-		    rr_version_cmp(&o->version, &c->version) >= 0 ||
-		    rr_index_metadata_known(ip->client, od->file))
-			continue;
-		for (k = nn; k > 0 && rr_version_cmp(&next[k - 1]->version, &o->version) < 0; k--)
-			if (k < WALK_AHEAD)
-				next[k] = next[k - 1];
-		if (k < WALK_AHEAD) {
-			next[k] = o;
-			if (nn < WALK_AHEAD)
-				nn++;
-		}
-	}
-	for (size_t i = 0; i < nn; i++)
-		files[nf++] = ((const struct cand_data *)next[i]->data)->file;
-	if (rr_index_fetch_metadata(ip->client, files, nf, &err))
-		rr_error_release(&err);
 }
 
 static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candidate *c,
@@ -445,7 +443,6 @@ static rr_err p_dependencies(void *ctx, const char *key, const struct rr_candida
 	struct cand_data *d = (struct cand_data *)c->data;
 	rr_err rc;
 
-	fetch_walk(ip, key, c);
 	rc = load_meta(ip, key, d, c->version_text, err);
 
 	if (rc)
@@ -475,33 +472,43 @@ static struct want *find_want(struct rr_index_provider *ip, const char *key, boo
 	struct want *w;
 
 	for (size_t i = 0; i < ip->nwants; i++)
-		if (strcmp(ip->wants[i].key, key) == 0)
-			return &ip->wants[i];
+		if (strcmp(ip->wants[i]->key, key) == 0)
+			return ip->wants[i];
 	if (!create)
 		return NULL;
-	w = &RR_PUSH(ip->wants, ip->nwants, ip->cap_wants);
-	memset(w, 0, sizeof(*w));
+	w = rr_xcalloc(1, sizeof(*w));
 	w->key = rr_xstrdup(key);
+	RR_PUSH(ip->wants, ip->nwants, ip->cap_wants) = w;
 	return w;
 }
 
-/* record that r (a line naming r->key) is wanted; true when it asked for a new extra */
-static bool want_add(struct rr_index_provider *ip, const struct rr_requirement *r)
+enum { WANT_SPEC = 1, WANT_EXTRA = 2 };
+
+/* record that r (a line naming r->key) is wanted: WANT_SPEC when it brought a
+ * specifier not seen before, WANT_EXTRA a new extra */
+static int want_add(struct rr_index_provider *ip, const struct rr_requirement *r)
 {
 	struct want *w = find_want(ip, r->key, true);
-	bool grew = false;
+	int grew = 0;
 
 	if (r->spec.n) {
-		struct rr_specset *ss = &RR_PUSH(w->specs, w->nspecs, w->cap_specs);
-		memset(ss, 0, sizeof(*ss));
-		rr_specset_copy(ss, &r->spec);
+		RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
+		rr_specset_format(&r->spec, &text);
+		if (!in_list((const char *const *)w->spec_texts, w->nspecs, text.buf)) {
+			struct rr_specset *ss = &RR_PUSH(w->specs, w->nspecs, w->cap_specs);
+			memset(ss, 0, sizeof(*ss));
+			rr_specset_copy(ss, &r->spec);
+			w->nspecs--;
+			RR_PUSH(w->spec_texts, w->nspecs, w->cap_texts) = rr_strbuf_detach(&text, NULL);
+			grew |= WANT_SPEC;
+		}
 	}
 	for (size_t i = 0; i < r->nextras; i++) {
 		RR_AUTOFREE char *e = rr_name_normalize(r->extras[i]);
 		if (in_list((const char *const *)w->extras, w->nextras, e))
 			continue;
 		RR_PUSH(w->extras, w->nextras, w->cap_extras) = RR_STEAL(e);
-		grew = true;
+		grew |= WANT_EXTRA;
 	}
 	return grew;
 }
@@ -551,142 +558,148 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 	return best ? best : best_pre;
 }
 
-/*
- * the names a likely release needs here: lines whose marker holds in the venv,
- * for no extra or for an extra someone asked of this project; they form the
- * next ring of the speculative crawl (again when a new extra is asked of a
- * project already crawled)
- */
-static void add_frontier(struct rr_index_provider *ip, const struct cand_data *d, char ***next,
-			 size_t *nnext, size_t *cap)
-{
-	const struct want *w = find_want(ip, d->key, false);
-	const char *none = "";
-	size_t ne = 1 + (w ? w->nextras : 0);
-	const char **extras = rr_xcalloc(ne, sizeof(*extras));
+static void crawl_pick(struct rr_index_provider *ip, struct want *w);
+static void hook_project(void *ctx, const char *key);
 
+/* the crawl asks for key's page (once; never for a fixed or forbidden project) */
+static void crawl_add(struct rr_index_provider *ip, const char *key)
+{
+	struct want *w = find_want(ip, key, true);
+
+	if (w->asked || (ip->skip && ip->skip(ip->skip_ctx, key)))
+		return;
+	w->asked = true;
+	if (find_pkg(ip, key) || rr_index_project_known(ip->client, key))
+		hook_project(ip, key); /* in already: no hook will come */
+	else
+		rr_index_want_project(ip->client, key, PRIO_PAGE);
+}
+
+/*
+ * follow what the likely release d of w's project requires here: lines whose
+ * marker holds in the venv, for no extra or for an extra someone asked of the
+ * project. A name met for the first time is crawled; one crawled already whose
+ * specifiers grew may now have another likely release, and one that was asked
+ * a new extra has more to follow.
+ */
+static void crawl_expand(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
+{
+	const char *none = "";
+	size_t ne;
+	const char **extras;
+
+	if (w->expanded == d && w->expanded_extras == w->nextras)
+		return;
+	w->expanded = d;
+	w->expanded_extras = w->nextras;
+	ne = 1 + w->nextras;
+	extras = rr_xcalloc(ne, sizeof(*extras));
 	extras[0] = none;
 	for (size_t i = 1; i < ne; i++)
 		extras[i] = w->extras[i - 1];
 	for (size_t i = 0; i < d->ndeps; i++) {
 		const struct rr_requirement *r = &d->deps[i].req;
+		struct want *o;
 		bool holds = true;
-		bool grew;
+		int grew;
 
-		if (d->deps[i].rc)
-			continue;
-		if (r->marker && (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) ||
-				  !holds))
-			continue;
-		if (r->url || (ip->skip && ip->skip(ip->skip_ctx, r->key)))
+		if (d->deps[i].rc || r->url || (ip->skip && ip->skip(ip->skip_ctx, r->key)) ||
+		    (r->marker && (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) ||
+				   !holds)))
 			continue;
 		grew = want_add(ip, r);
-		if ((!find_pkg(ip, r->key) || grew) &&
-		    !in_list((const char *const *)*next, *nnext, r->key))
-			RR_PUSH(*next, *nnext, *cap) = rr_xstrdup(r->key);
+		o = find_want(ip, r->key, false);
+		if (!o->asked) {
+			crawl_add(ip, r->key);
+		} else if (find_pkg(ip, r->key)) {
+			if (grew & WANT_SPEC)
+				crawl_pick(ip, o);
+			if ((grew & WANT_EXTRA) && o->expanded)
+				crawl_expand(ip, o, o->expanded);
+		}
 	}
 	free(extras);
 }
 
-/*
- * a breadth-first crawl over the likely releases, a ring at a time: the ring's
- * pages in one parallel batch, then the metadata of each project's likely
- * release in another, then the names those need form the next ring. The
- * resolver asks one question at a time; without this every question would
- * wait for its own round trip.
- */
+/* w's page is in: ask for the metadata of the release the resolver will likely
+ * pick (again when the specifiers seen changed that pick), or follow it at once
+ * when its requirements are known already */
+static void crawl_pick(struct rr_index_provider *ip, struct want *w)
+{
+	struct pkg *pk = find_pkg(ip, w->key);
+	const struct rr_candidate *c = pk ? likely_candidate(ip, pk) : NULL;
+	struct cand_data *d = c ? (struct cand_data *)c->data : NULL;
+	rr_error err = RR_ERROR_INIT;
+
+	if (!d || d == w->meta_for)
+		return;
+	w->meta_for = d;
+	if (d->meta_loaded || d->dist || !d->file ||
+	    rr_index_metadata_known(ip->client, d->file)) {
+		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK)
+			crawl_expand(ip, w, d);
+		rr_error_release(&err);
+		return;
+	}
+	rr_index_want_metadata(ip->client, d->file, PRIO_META);
+}
+
+/* the client's hook: a page the crawl asked for is in (or known missing or failed:
+ * the failure surfaces again, with its message, when the resolver asks) */
+static void hook_project(void *ctx, const char *key)
+{
+	struct rr_index_provider *ip = ctx;
+	struct want *w = find_want(ip, key, false);
+	struct pkg *pk = NULL;
+	rr_error err = RR_ERROR_INIT;
+
+	if (!w || !w->asked)
+		return;
+	if (!find_pkg(ip, key) && load_pkg(ip, key, &pk, &err)) {
+		rr_error_release(&err);
+		return;
+	}
+	crawl_pick(ip, w);
+}
+
+/* the client's hook: metadata is in; the crawl follows the release it was for */
+static void hook_metadata(void *ctx, const struct rr_index_file *f)
+{
+	struct rr_index_provider *ip = ctx;
+	rr_error err = RR_ERROR_INIT;
+
+	for (size_t i = 0; i < ip->nwants; i++) {
+		struct want *w = ip->wants[i];
+		struct cand_data *d = w->meta_for;
+		if (!d || !d->file || (d->file != f && strcmp(d->file->url, f->url) != 0))
+			continue;
+		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK)
+			crawl_expand(ip, w, d);
+		rr_error_release(&err);
+	}
+}
+
+/* the resolver will ask for these soon (the lines of a release it took) */
 static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
-	char **ring = NULL;
-	size_t nring = 0;
-	size_t cap = 0;
-	rr_error err = RR_ERROR_INIT;
 
 	for (size_t i = 0; i < n; i++)
-		if (!find_pkg(ip, keys[i]) && !(ip->skip && ip->skip(ip->skip_ctx, keys[i])) &&
-		    !in_list((const char *const *)ring, nring, keys[i]))
-			RR_PUSH(ring, nring, cap) = rr_xstrdup(keys[i]);
-	if (ip->npages) {
-		/* the pages asked for beside the crawl ride along with its first batch */
-		const char **batch = rr_xcalloc(nring + ip->npages + 1, sizeof(*batch));
-		for (size_t i = 0; i < nring; i++)
-			batch[i] = ring[i];
-		for (size_t i = 0; i < ip->npages; i++)
-			batch[nring + i] = ip->pages[i];
-		if (rr_index_fetch_projects(ip->client, batch, nring + ip->npages, &err))
-			rr_error_release(&err);
-		free(batch);
-		for (size_t i = 0; i < ip->npages; i++)
-			free(ip->pages[i]);
-		ip->pages = rr_free(ip->pages);
-		ip->npages = 0;
-	}
-	for (int depth = 0; nring && depth < 32; depth++) {
-		const struct rr_index_file **files = rr_xcalloc(nring + 1, sizeof(*files));
-		struct cand_data **likely = rr_xcalloc(nring + 1, sizeof(*likely));
-		char **next = NULL;
-		size_t nnext = 0;
-		size_t cap_next = 0;
-		size_t nf = 0;
-		size_t nl = 0;
-
-		/* failures surface again, with their message, when the key is asked for */
-		if (rr_index_fetch_projects(ip->client, (const char *const *)ring, nring, &err))
-			rr_error_release(&err);
-		for (size_t i = 0; i < nring; i++) {
-			struct pkg *pk = find_pkg(ip, ring[i]);
-			const struct rr_candidate *c;
-			struct cand_data *d;
-
-			if (!pk && load_pkg(ip, ring[i], &pk, &err)) {
-				rr_error_release(&err);
-				continue;
-			}
-			c = likely_candidate(ip, pk);
-			d = c ? (struct cand_data *)c->data : NULL;
-			if (!d)
-				continue;
-			likely[nl++] = d;
-			if (d->file && !d->dist && !d->meta_loaded)
-				files[nf++] = d->file;
-		}
-		if (nf && rr_index_fetch_metadata(ip->client, files, nf, &err))
-			rr_error_release(&err);
-		for (size_t i = 0; i < nl; i++) {
-			if (load_meta(ip, likely[i]->key, likely[i], likely[i]->vtext, &err)) {
-				rr_error_release(&err);
-				continue;
-			}
-			add_frontier(ip, likely[i], &next, &nnext, &cap_next);
-		}
-		for (size_t i = 0; i < nring; i++)
-			free(ring[i]);
-		free(ring);
-		free(files);
-		free(likely);
-		ring = next;
-		nring = nnext;
-		cap = cap_next;
-	}
-	for (size_t i = 0; i < nring; i++)
-		free(ring[i]);
-	free(ring);
+		crawl_add(ip, keys[i]);
 }
 
+/* pages wanted beside the crawl (the protected stack's, for the resolution of the input
+ * as written): asked for at once, after the crawl's when requests must wait, and not
+ * crawled (the skip callback names them) */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n)
 {
-	ip->pages = rr_xrealloc(ip->pages, (ip->npages + n + 1) * sizeof(*ip->pages));
 	for (size_t i = 0; i < n; i++)
-		ip->pages[ip->npages++] = rr_xstrdup(keys[i]);
+		rr_index_want_project(ip->client, keys[i], PRIO_PAGE - 1);
 }
 
 void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 				      const struct rr_requirement *const *reqs, size_t n)
 {
-	const char **keys = rr_xcalloc(n + 1, sizeof(*keys));
-	size_t nk = 0;
-
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_requirement *r = reqs[i];
 		bool holds = true;
@@ -695,17 +708,20 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 		if (r->marker && (rr_marker_eval(r->marker, &ip->env, &holds, NULL) || !holds))
 			continue;
 		want_add(ip, r);
-		keys[nk++] = r->key;
 	}
-	p_prefetch(ip, keys, nk);
-	free(keys);
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_requirement *r = reqs[i];
+		struct want *w = r && r->key ? find_want(ip, r->key, false) : NULL;
+		if (w)
+			crawl_add(ip, w->key);
+	}
 }
 
 /*
  * the resolver met a project and names the release it would most likely pick
  * (the newest); the specifiers the crawl has seen for the project narrow that
  * down: asking for the newest transformers while every line says <=5.8.0 cost
- * a metadata fetch nobody used, one round trip at a time
+ * a metadata fetch nobody used
  */
 static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
 			    size_t n)
@@ -714,13 +730,11 @@ static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidat
 	struct pkg *pk = find_pkg(ip, key);
 	const struct rr_candidate *likely = pk ? likely_candidate(ip, pk) : NULL;
 	const struct cand_data *d = likely ? likely->data : NULL;
-	rr_error err = RR_ERROR_INIT;
 
 	(void)cs;
 	(void)n;
-	if (d && d->file && !d->dist && !d->meta_loaded &&
-	    rr_index_fetch_metadata(ip->client, &d->file, 1, &err))
-		rr_error_release(&err);
+	if (d && d->file && !d->dist && !d->meta_loaded)
+		rr_index_want_metadata(ip->client, d->file, PRIO_META);
 }
 
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
@@ -735,6 +749,10 @@ struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 	ip->skip = skip;
 	ip->skip_ctx = skip_ctx;
 	rr_venv_marker_env(venv, &ip->env, ip->pybuf);
+	{
+		struct rr_index_hooks h = {ip, hook_project, hook_metadata};
+		rr_index_client_hooks(client, &h);
+	}
 	rr_venv_target(venv, &ip->target);
 	ip->pyver = (struct rr_version)RR_VERSION_INIT;
 	ip->have_pyver = venv->python_version &&
@@ -749,6 +767,7 @@ void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret
 	ret->dependencies = p_dependencies;
 	ret->prefetch = p_prefetch;
 	ret->prefetch_deps = p_prefetch_deps;
+	ret->upcoming = p_upcoming;
 }
 
 const struct rr_index_file *rr_index_provider_file(const struct rr_candidate *c)
@@ -768,8 +787,9 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 {
 	if (!ip)
 		return NULL;
+	rr_index_client_hooks(ip->client, NULL);
 	for (size_t i = 0; i < ip->npkgs; i++) {
-		struct pkg *pk = &ip->pkgs[i];
+		struct pkg *pk = ip->pkgs[i];
 		for (size_t k = 0; k < pk->n; k++) {
 			free(pk->cands[k].version_text);
 			free(pk->cands[k].requires_python);
@@ -781,25 +801,27 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(pk->cands);
 		free(pk->data);
 		free(pk->key);
+		free(pk);
 	}
 	free(ip->pkgs);
 	for (size_t i = 0; i < ip->cap_memo; i++)
 		free(ip->memo[i].tags);
 	free(ip->memo);
 	for (size_t i = 0; i < ip->nwants; i++) {
-		struct want *w = &ip->wants[i];
-		for (size_t k = 0; k < w->nspecs; k++)
+		struct want *w = ip->wants[i];
+		for (size_t k = 0; k < w->nspecs; k++) {
 			rr_specset_release(&w->specs[k]);
+			free(w->spec_texts[k]);
+		}
 		for (size_t k = 0; k < w->nextras; k++)
 			free(w->extras[k]);
 		free(w->specs);
+		free(w->spec_texts);
 		free(w->extras);
 		free(w->key);
+		free(w);
 	}
 	free(ip->wants);
-	for (size_t i = 0; i < ip->npages; i++)
-		free(ip->pages[i]);
-	free(ip->pages);
 	rr_version_release(&ip->pyver);
 	for (size_t i = 0; i < ip->nwarnings; i++)
 		free(ip->warnings[i]);

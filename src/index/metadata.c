@@ -1,10 +1,12 @@
 /*
- * metadata.c - core metadata (rr_index_fetch_metadata, rr_index_get_metadata):
- * the PEP 658 file beside a dist when the page offers one, else an extract an
- * earlier run kept in the cache, else the dist itself: a local one (--find-links
- * directory) read in place, a remote one by range requests (ranges.c). What an
- * extract says is recorded per file URL; an sdist's PKG-INFO counts only when
- * PEP 643 says its dependencies are static (client-private.h).
+ * metadata.c - core metadata (rr_index_want_metadata, rr_index_fetch_metadata,
+ * rr_index_get_metadata): the PEP 658 file beside a dist when the page offers
+ * one, else an extract an earlier run kept in the cache, else the dist itself:
+ * a local one (--find-links directory) read in place, a remote one by range
+ * requests (ranges.c), each step asked the moment the one before is answered.
+ * What an extract says (or why it could not be had) is recorded per file URL; an
+ * sdist's PKG-INFO counts only when PEP 643 says its dependencies are static
+ * (client-private.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,19 +114,21 @@ void rr_index_meta_absorb(struct rr_index_client *c, const struct rr_index_file 
 {
 	if (c->cache_dir && strncasecmp(f->url, "file:", 5) != 0) {
 		/* the extract is small and the file immutable: remember it, not the file
-		 * (a local file, from --find-links, may be rebuilt under the same name) */
-		RR_AUTOFREE char *plain = NULL;
+		 * (a local file, from --find-links, may be rebuilt under the same name);
+		 * written on a worker while the transfers go on */
+		char *plain = NULL;
 		struct rr_cache_entry ce = {
 			.status = 200,
 			.stored = (long long)time(NULL),
 			.max_age = 10LL * 365 * 86400,
-			.body = *md,
+			.body = RR_STRBUF_INIT,
 		};
 		/* a page's own link may carry user:password: never into the entry */
 		rr_url_split_userinfo(f->url, &plain, NULL);
 		ce.url = plain;
-		rr_cache_store_keyed(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
-				     f->url, &ce, NULL);
+		rr_strbuf_add(&ce.body, md->buf, md->len);
+		rr_index_store_later(c, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", f->url,
+				     &ce);
 	}
 	meta_record(c, f, md->buf, md->len);
 }
@@ -205,95 +209,209 @@ static rr_err read_local(struct rr_index_client *c, const struct rr_index_file *
 	return rc;
 }
 
-/* the dists themselves: local ones read in place, then remote ones by ranges */
-static rr_err fetch_dists(struct rr_index_client *c, const struct rr_index_file *const *df,
-			  size_t nd, rr_error *err)
-{
-	const struct rr_index_file **remote = rr_xcalloc(nd ? nd : 1, sizeof(*remote));
-	size_t nr = 0;
-	rr_err rc = RR_OK;
+/* one file's metadata under way */
+struct rr_index_meta_job {
+	const struct rr_index_file *f;
+	int priority;
+	struct rr_index_get g;
+	struct rr_index_dist_job *dj; /* NULL while the PEP 658 file is asked */
+};
 
-	for (size_t i = 0; i < nd && rc == RR_OK; i++) {
-		if (strncasecmp(df[i]->url, "file://", 7) == 0)
-			rc = read_local(c, df[i], err);
-		else
-			remote[nr++] = df[i];
+void rr_index_meta_job_free(void *job)
+{
+	struct rr_index_meta_job *j = job;
+
+	if (!j)
+		return;
+	rr_index_get_release(&j->g);
+	rr_index_dist_job_free(j->dj);
+	free(j);
+}
+
+/* it could not be had: err (moved) is what the file is known for */
+static void meta_fail(struct rr_index_client *c, const struct rr_index_file *f, rr_error *err)
+{
+	struct rr_index_meta_slot *ms;
+
+	if (!err->code)
+		rr_fail(err, RR_E_INTERNAL, "%s: metadata not obtained", f->filename);
+	ms = meta_put(c, f->url, err->code, err->msg, NULL, 0);
+	rr_error_move(&ms->fail, err);
+}
+
+static void meta_told(struct rr_index_client *c, const struct rr_index_file *f)
+{
+	if (c->hooks.metadata) {
+		c->hook_depth++;
+		c->hooks.metadata(c->hooks.ctx, f);
+		c->hook_depth--;
 	}
-	if (rc == RR_OK && nr)
-		rc = rr_index_fetch_dists(c, remote, nr, err);
-	free(remote);
-	return rc;
+}
+
+static void meta_finish(struct rr_index_client *c, struct rr_index_meta_job *j)
+{
+	const struct rr_index_file *f = j->f;
+	void **slot = rr_strmap_find(&c->meta_jobs, f->url, false);
+
+	if (slot)
+		*slot = NULL;
+	rr_index_meta_job_free(j);
+	meta_told(c, f);
+}
+
+static void dist_done(struct rr_index_client *c, struct rr_index_get *g);
+
+static void dist_next(struct rr_index_client *c, struct rr_index_meta_job *j)
+{
+	rr_index_get_release(&j->g);
+	rr_index_dist_job_request(c, j->dj, &j->g);
+	j->g.on_done = dist_done;
+	j->g.owner = j;
+	j->g.priority = j->priority;
+	rr_index_get_start(c, &j->g);
+}
+
+static void dist_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_meta_job *j = g->owner;
+	rr_error err = RR_ERROR_INIT;
+	bool done;
+
+	if (rr_index_dist_job_answer(c, j->dj, g, &done, &err) != RR_OK) {
+		meta_fail(c, j->f, &err);
+		meta_finish(c, j);
+	} else if (done) {
+		meta_finish(c, j);
+	} else {
+		dist_next(c, j);
+	}
+}
+
+static void pep658_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_meta_job *j = g->owner;
+	rr_error err = RR_ERROR_INIT;
+
+	if (g->rc != RR_OK) {
+		rr_index_get_take_error(g, &err);
+		meta_fail(c, j->f, &err);
+	} else if (g->status == 200) {
+		meta_put(c, j->f->url, RR_OK, NULL, g->body.buf, g->body.len);
+	} else if (g->status == 404 || g->status == 410) {
+		/* advertised but absent: the file itself still has it */
+		j->dj = rr_index_dist_job_new(c, j->f);
+		dist_next(c, j);
+		return;
+	} else {
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		rr_fail(&err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
+		meta_fail(c, j->f, &err);
+	}
+	meta_finish(c, j);
+}
+
+void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_file *f,
+			    int priority)
+{
+	struct rr_index_meta_job **slot;
+	struct rr_index_meta_job *j;
+	rr_error err = RR_ERROR_INIT;
+
+	if (rr_strmap_find(&c->meta, f->url, false))
+		return;
+	slot = (struct rr_index_meta_job **)rr_strmap_find(&c->meta_jobs, f->url, true);
+	if (*slot) {
+		/* under way: someone waits for it now, ahead of what is merely crawled */
+		j = *slot;
+		if (priority > j->priority) {
+			j->priority = priority;
+			if (j->g.fetch.url)
+				rr_fetch_prioritize(c->fetcher, &j->g.fetch, priority);
+		}
+		return;
+	}
+	if (!f->has_metadata && c->cache_dir) {
+		/* an earlier run may have extracted it already */
+		struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
+		if (rr_cache_load(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
+				  f->url, &ce, NULL) == RR_OK) {
+			c->cache_hits++;
+			meta_record(c, f, ce.body.buf, ce.body.len);
+			rr_cache_entry_release(&ce);
+			meta_told(c, f);
+			return;
+		}
+		rr_cache_entry_release(&ce);
+	}
+	if (!f->has_metadata && strncasecmp(f->url, "file://", 7) == 0) {
+		if (read_local(c, f, &err) != RR_OK)
+			meta_fail(c, f, &err);
+		meta_told(c, f);
+		return;
+	}
+	j = rr_xcalloc(1, sizeof(*j));
+	j->f = f;
+	j->priority = priority;
+	*slot = j;
+	if (f->has_metadata) {
+		struct rr_index_get *g = &j->g;
+		g->url = rr_xasprintf("%s.metadata", f->url);
+		g->userpwd = rr_index_userpwd_for(c, f->url);
+		g->klass = "file";
+		g->max_body = METADATA_MAX;
+		g->cacheable = true;
+		g->expect_sha256 = f->metadata_sha256;
+		g->immutable = f->sha256 != NULL;
+		g->on_done = pep658_done;
+		g->owner = j;
+		g->priority = priority;
+		rr_index_get_start(c, g);
+		return;
+	}
+	j->dj = rr_index_dist_job_new(c, f);
+	dist_next(c, j);
+}
+
+struct files_wait {
+	struct rr_index_client *c;
+	const struct rr_index_file *const *files;
+	size_t n;
+};
+
+static bool files_in(void *ctx)
+{
+	struct files_wait *w = ctx;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (!rr_strmap_find(&w->c->meta, w->files[i]->url, false))
+			return false;
+	return true;
 }
 
 rr_err rr_index_fetch_metadata(struct rr_index_client *c, const struct rr_index_file *const *files,
 			       size_t n, rr_error *err)
 {
-	struct rr_index_get *mg = rr_xcalloc(n ? n : 1, sizeof(*mg));
-	const struct rr_index_file **mf = rr_xcalloc(n ? n : 1, sizeof(*mf));
-	const struct rr_index_file **df = rr_xcalloc(n ? n : 1, sizeof(*df));
-	size_t nm = 0, nd = 0;
+	struct files_wait w = {c, files, n};
 	rr_err rc = RR_OK;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct rr_index_file *f = files[i];
-		bool dup = rr_strmap_find(&c->meta, f->url, false) != NULL;
-		for (size_t j = 0; j < nm && !dup; j++)
-			dup = mf[j] == f || strcmp(mf[j]->url, f->url) == 0;
-		for (size_t j = 0; j < nd && !dup; j++)
-			dup = df[j] == f || strcmp(df[j]->url, f->url) == 0;
-		if (dup)
-			continue;
-		if (f->has_metadata) {
-			mf[nm] = f;
-			mg[nm].url = rr_xasprintf("%s.metadata", f->url);
-			mg[nm].userpwd = rr_index_userpwd_for(c, f->url);
-			mg[nm].klass = "file";
-			mg[nm].max_body = METADATA_MAX;
-			mg[nm].cacheable = true;
-			mg[nm].expect_sha256 = f->metadata_sha256;
-			mg[nm].immutable = f->sha256 != NULL;
-			nm++;
-			continue;
-		}
-		/* an earlier run may have extracted it already */
-		if (c->cache_dir) {
-			struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
-			if (rr_cache_load(c->cache_dir,
-					  f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", f->url,
-					  &ce, NULL) == RR_OK) {
-				c->cache_hits++;
-				meta_record(c, f, ce.body.buf, ce.body.len);
-				rr_cache_entry_release(&ce);
-				continue;
-			}
-			rr_cache_entry_release(&ce);
-		}
-		df[nd++] = f;
+	for (size_t i = 0; i < n; i++)
+		rr_index_want_metadata(c, files[i], 3);
+	if (!files_in(&w)) {
+		if (c->hook_depth)
+			return rr_fail(err, RR_E_INTERNAL, "index: a hook waited for metadata");
+		rr_index_pump(c, files_in, &w);
 	}
-	rr_index_get_batch(c, mg, nm);
-	for (size_t i = 0; i < nm; i++) {
-		struct rr_index_get *g = &mg[i];
-		if (rc != RR_OK)
-			break;
-		if (g->rc != RR_OK) {
-			rc = rr_index_get_take_error(g, err);
-		} else if (g->status == 200) {
-			meta_put(c, mf[i]->url, RR_OK, NULL, g->body.buf, g->body.len);
-		} else if (g->status == 404 || g->status == 410) {
-			/* advertised but absent: the file itself still has it */
-			df[nd++] = mf[i];
-		} else {
-			RR_AUTOFREE char *u = rr_url_redact(g->url);
-			rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
-		}
+	/* the first failure, in the order asked (a dependency that needs a build is no
+	 * failure: rr_index_get_metadata says so) */
+	for (size_t i = 0; i < n && rc == RR_OK; i++) {
+		struct rr_index_meta_slot **slot =
+			(struct rr_index_meta_slot **)rr_strmap_find(&c->meta, files[i]->url, false);
+		if (slot && *slot && (*slot)->fail.code)
+			rc = rr_index_error_copy(err, &(*slot)->fail);
+		else if (!slot || !*slot)
+			rc = rr_fail(err, RR_E_INTERNAL, "%s: metadata not recorded",
+				     files[i]->filename);
 	}
-	if (rc == RR_OK && nd)
-		rc = fetch_dists(c, df, nd, err);
-	for (size_t i = 0; i < nm; i++)
-		rr_index_get_release(&mg[i]);
-	free(mg);
-	free(mf);
-	free(df);
 	return rc;
 }
 
@@ -316,6 +434,8 @@ rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_fi
 		if (!slot)
 			return rr_fail(err, RR_E_INTERNAL, "%s: metadata not recorded", f->filename);
 	}
+	if ((*slot)->fail.code)
+		return rr_index_error_copy(err, &(*slot)->fail);
 	if ((*slot)->rc != RR_OK)
 		return rr_fail(err, (*slot)->rc, "%s", (*slot)->msg);
 	*ret_text = (*slot)->text.buf;

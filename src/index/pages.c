@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index/client-private.h"
@@ -171,142 +172,427 @@ static void store_project(struct rr_index_client *c, const char *key,
 	*slot = ps;
 }
 
+/*
+ * One project's page, asked of the indexes in priority order: the Simple API
+ * page, and beside a PyPI-like /simple/ the JSON API when the page is missing or
+ * keeps failing; a 404 (or 410) everywhere leaves it known missing, any other
+ * failure stops the search there and is what the project is known for.
+ */
+struct rr_index_page_job {
+	char *key;
+	size_t ix;
+	int priority;
+	struct rr_index_get g;   /* the Simple API page */
+	struct rr_index_get api; /* the JSON API document, when asked */
+	bool api_on;
+};
+
+/* the project could not be had: err (moved) is what it is known for */
+static void fail_project(struct rr_index_client *c, const char *key, rr_error *err)
+{
+	struct rr_index_proj_slot **slot =
+		(struct rr_index_proj_slot **)rr_strmap_find(&c->projects, key, true);
+	struct rr_index_proj_slot *ps = *slot ? *slot : rr_xcalloc(1, sizeof(*ps));
+
+	ps->missing = true;
+	if (!err->code)
+		rr_fail(err, RR_E_INTERNAL, "%s: the project page was not obtained", key);
+	rr_error_move(&ps->fail, err);
+	*slot = ps;
+}
+
+static void page_start(struct rr_index_client *c, struct rr_index_page_job *j);
+
+void rr_index_page_job_free(void *job)
+{
+	struct rr_index_page_job *j = job;
+
+	if (!j)
+		return;
+	rr_index_get_release(&j->g);
+	if (j->api_on)
+		rr_index_get_release(&j->api);
+	free(j->key);
+	free(j);
+}
+
+static void page_finish(struct rr_index_client *c, struct rr_index_page_job *j)
+{
+	void **slot = rr_strmap_find(&c->page_jobs, j->key, false);
+
+	if (slot)
+		*slot = NULL;
+	rr_index_get_release(&j->g);
+	if (j->api_on)
+		rr_index_get_release(&j->api);
+	if (c->hooks.project) {
+		c->hook_depth++;
+		c->hooks.project(c->hooks.ctx, j->key);
+		c->hook_depth--;
+	}
+	free(j->key);
+	free(j);
+}
+
+/* the project an answer (from index s) holds, stored, or what it failed with; j done */
+static void page_take(struct rr_index_client *c, struct rr_index_page_job *j,
+		      struct rr_index_get *g, const struct rr_index_src *s)
+{
+	struct rr_index_project p = {0};
+	rr_error err = RR_ERROR_INIT;
+
+	if (take_project(g, &p, &err) == RR_OK)
+		store_project(c, j->key, s, &p);
+	else
+		fail_project(c, j->key, &err);
+	rr_index_project_release(&p);
+	rr_error_release(&err);
+	page_finish(c, j);
+}
+
+/* what the Simple API page said, the JSON API having had nothing better */
+static void page_judge(struct rr_index_client *c, struct rr_index_page_job *j)
+{
+	struct rr_index_get *g = &j->g;
+	rr_error err = RR_ERROR_INIT;
+
+	if (g->rc == RR_E_LIMIT) {
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		rr_fail(&err, RR_E_LIMIT,
+			"%s: the project page is larger than %zu MiB, far beyond any real "
+			"index's; refused (a broken or hostile server?)",
+			u, c->max_page >> 20);
+	} else if (g->rc != RR_OK) {
+		rr_index_get_take_error(g, &err);
+	} else if (g->status == 404 || g->status == 410) {
+		struct rr_index_project none = {0};
+		if (++j->ix < c->nidx) {
+			/* the next index in priority order may have it */
+			rr_index_get_release(&j->g);
+			if (j->api_on)
+				rr_index_get_release(&j->api);
+			j->api_on = false;
+			page_start(c, j);
+			return;
+		}
+		store_project(c, j->key, NULL, &none);
+		page_finish(c, j);
+		return;
+	} else if (g->status != 200) {
+		RR_AUTOFREE char *u = rr_url_redact(g->url);
+		rr_fail(&err, RR_E_HTTP, "%s: HTTP %ld%s", u, g->status,
+			g->status == 401 || g->status == 403 ? " (credentials missing or rejected)"
+							     : "");
+	} else {
+		page_take(c, j, g, &c->idx[j->ix]);
+		return;
+	}
+	fail_project(c, j->key, &err);
+	page_finish(c, j);
+}
+
+static void api_done(struct rr_index_client *c, struct rr_index_get *a)
+{
+	struct rr_index_page_job *j = a->owner;
+
+	if (a->rc != RR_OK || a->status != 200)
+		page_judge(c, j);
+	else
+		page_take(c, j, a, &c->idx[j->ix]);
+}
+
+static void page_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_page_job *j = g->owner;
+	const struct rr_index_src *s = &c->idx[j->ix];
+	bool gone = g->rc == RR_OK && (g->status == 404 || g->status == 410);
+
+	if (s->pypi_like && (gone || g->rc == RR_E_HTTP)) {
+		/* no Simple API page (or it keeps failing): PyPI-like hosts may still serve
+		 * the JSON API next to it */
+		struct rr_index_get *a = &j->api;
+		memset(a, 0, sizeof(*a));
+		a->url = rr_xasprintf("%s../pypi/%s/json", s->url, j->key);
+		a->userpwd = s->userpwd;
+		a->klass = "jsonapi";
+		a->accept = "application/json";
+		a->max_body = c->max_page;
+		a->spill_over = PAGE_SPILL_OVER;
+		a->cacheable = true;
+		a->defer_store = true;
+		a->ready = api_ready;
+		a->ready_ctx = (void *)s;
+		a->on_done = api_done;
+		a->owner = j;
+		a->key = j->key;
+		a->priority = j->priority;
+		j->api_on = true;
+		rr_index_get_start(c, a);
+		return;
+	}
+	page_judge(c, j);
+}
+
+/*
+ * The page format, measured: JSON (PEP 691) says more (sizes, upload times) but
+ * on some indexes takes far more bytes than HTML (PEP 503) for the same files
+ * (this machine's mirror: numpy 1.93 MB against 1.47 MB, certifi 57 KB against
+ * 39 KB, uncompressed); and asking for both with an Accept that prefers HTML got
+ * JSON there. So pages are asked for as HTML (text/html, which every simple index
+ * serves) while the first page asked of an index is asked twice with HEAD, with
+ * each Accept; from the answer on, JSON when it is at least 5 % smaller. Pages do
+ * not wait for the measure (the first page, and its HEADs, may be slow to come).
+ * The choice is kept in the cache for a day.
+ */
+#define PAGES_KLASS "pages-format"
+#define PAGES_TTL (24LL * 3600)
+
+void rr_index_pages_load(struct rr_index_client *c, struct rr_index_src *s)
+{
+	struct rr_cache_entry e = {.max_age = -1, .body = RR_STRBUF_INIT};
+
+	if (s->pages != RR_INDEX_PAGES_AUTO)
+		return;
+	if (rr_cache_load(c->cache_dir, PAGES_KLASS, s->url, &e, NULL) == RR_OK &&
+	    (c->offline || rr_cache_fresh(&e, (long long)time(NULL))) && e.body.buf) {
+		if (strcmp(e.body.buf, "html") == 0)
+			s->pages = RR_INDEX_PAGES_HTML;
+		else if (strcmp(e.body.buf, "json") == 0)
+			s->pages = RR_INDEX_PAGES_JSON;
+	}
+	rr_cache_entry_release(&e);
+}
+
+void rr_index_probe_free(struct rr_index_src *s)
+{
+	if (!s->probe)
+		return;
+	rr_index_get_release(&s->probe[0]);
+	rr_index_get_release(&s->probe[1]);
+	s->probe = rr_free(s->probe);
+}
+
+static void probe_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_src *s = g->owner;
+	const struct rr_index_get *json, *html;
+	bool smaller;
+
+	if (--s->probe_left)
+		return;
+	json = &s->probe[0];
+	html = &s->probe[1];
+	smaller = json->rc == RR_OK && json->status == 200 && json->content_length > 0 &&
+		  html->rc == RR_OK && html->status == 200 && html->content_length > 0 &&
+		  json->content_length * 20 < html->content_length * 19;
+	s->pages = smaller ? RR_INDEX_PAGES_JSON : RR_INDEX_PAGES_HTML;
+	if (c->cache_dir) {
+		struct rr_cache_entry e = {
+			.status = 200,
+			.url = s->redacted,
+			.stored = (long long)time(NULL),
+			.max_age = PAGES_TTL,
+			.body = RR_STRBUF_INIT,
+		};
+		rr_strbuf_adds(&e.body, smaller ? "json" : "html");
+		rr_cache_store_keyed(c->cache_dir, PAGES_KLASS, s->url, &e, NULL);
+		rr_strbuf_release(&e.body);
+	}
+	rr_index_probe_free(s);
+}
+
+static void warm_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	(void)c;
+	rr_index_get_release(g);
+	free(g);
+}
+
+/*
+ * connections opened before they are needed: PyPI serves its files from
+ * files.pythonhosted.org, and the first METADATA range otherwise waits for that
+ * connection's TLS handshake (0.1-0.7 s here) after the first page is in. A HEAD
+ * of its root opens it while the index's own is set up.
+ */
+static void warm_hosts(struct rr_index_client *c, struct rr_index_src *s)
+{
+	RR_AUTOFREE char *realm = NULL;
+	struct rr_index_get *g;
+
+	if (s->warmed || c->offline)
+		return;
+	s->warmed = true;
+	realm = rr_url_realm(s->url);
+	if (!realm || strcmp(realm, "https://pypi.org:443") != 0)
+		return;
+	g = rr_xcalloc(1, sizeof(*g));
+	g->url = rr_xstrdup("https://files.pythonhosted.org/");
+	g->klass = "warm";
+	g->head = true;
+	g->max_body = 4096;
+	g->priority = 4;
+	g->on_done = warm_done;
+	rr_index_get_start(c, g);
+}
+
+static void probe_start(struct rr_index_client *c, struct rr_index_src *s, const char *key)
+{
+	static const char *const accept[2] = {RR_INDEX_ACCEPT, RR_INDEX_ACCEPT_HTML};
+
+	s->probe = rr_xcalloc(2, sizeof(*s->probe));
+	s->probe_left = 2;
+	s->probed = true;
+	for (int i = 0; i < 2; i++) {
+		struct rr_index_get *g = &s->probe[i];
+		g->url = rr_xasprintf("%s%s/", s->url, key);
+		g->userpwd = s->userpwd;
+		g->klass = "probe";
+		g->accept = accept[i];
+		g->head = true;
+		g->max_body = 4096;
+		g->priority = 4;
+		g->on_done = probe_done;
+		g->owner = s;
+	}
+	rr_index_get_start(c, &s->probe[0]);
+	rr_index_get_start(c, &s->probe[1]);
+}
+
+static void page_go(struct rr_index_client *c, struct rr_index_page_job *j)
+{
+	const struct rr_index_src *s = &c->idx[j->ix];
+	struct rr_index_get *g = &j->g;
+
+	memset(g, 0, sizeof(*g));
+	g->url = rr_xasprintf("%s%s/", s->url, j->key);
+	g->userpwd = s->userpwd;
+	g->klass = "simple";
+	g->accept = s->pages == RR_INDEX_PAGES_JSON ? RR_INDEX_ACCEPT : RR_INDEX_ACCEPT_HTML;
+	g->max_body = c->max_page;
+	g->spill_over = PAGE_SPILL_OVER;
+	g->cacheable = true;
+	g->defer_store = true;
+	g->ready = page_ready;
+	g->ready_ctx = (void *)s;
+	g->on_done = page_done;
+	g->owner = j;
+	g->key = j->key;
+	g->priority = j->priority;
+	rr_index_get_start(c, g);
+}
+
+static bool is_http(const char *u)
+{
+	return strncasecmp(u, "http://", 7) == 0 || strncasecmp(u, "https://", 8) == 0;
+}
+
+/* the page on index j->ix; the first one also starts the measure of the format */
+static void page_start(struct rr_index_client *c, struct rr_index_page_job *j)
+{
+	struct rr_index_src *s = &c->idx[j->ix];
+
+	warm_hosts(c, s);
+	if (s->pages == RR_INDEX_PAGES_AUTO && !s->probe && !s->probed && !c->offline &&
+	    is_http(s->url)) {
+		/* a page still fresh in the cache needs no format */
+		struct rr_cache_entry e = {.max_age = -1, .body = RR_STRBUF_INIT};
+		RR_AUTOFREE char *url = rr_xasprintf("%s%s/", s->url, j->key);
+		bool fresh = c->cache_dir &&
+			     rr_cache_load(c->cache_dir, "simple", url, &e, NULL) == RR_OK &&
+			     rr_index_entry_fresh(c, &e, (long long)time(NULL));
+		rr_cache_entry_release(&e);
+		if (!fresh)
+			probe_start(c, s, j->key);
+	}
+	page_go(c, j);
+}
+
+/* key (normalised) asked for unless it is known or under way */
+static void want_key(struct rr_index_client *c, const char *key, int priority)
+{
+	struct rr_index_page_job **slot;
+	rr_error err = RR_ERROR_INIT;
+
+	if (!*key || rr_strmap_find(&c->projects, key, false))
+		return;
+	slot = (struct rr_index_page_job **)rr_strmap_find(&c->page_jobs, key, true);
+	if (*slot) {
+		/* under way: someone waits for it now, ahead of what is merely crawled */
+		struct rr_index_page_job *j = *slot;
+		if (priority > j->priority) {
+			j->priority = priority;
+			if (j->g.fetch.url)
+				rr_fetch_prioritize(c->fetcher, &j->g.fetch, priority);
+		}
+		return;
+	}
+	if (rr_index_fl_load(c, &err) != RR_OK) {
+		fail_project(c, key, &err);
+		return;
+	}
+	*slot = rr_xcalloc(1, sizeof(**slot));
+	(*slot)->key = rr_xstrdup(key);
+	(*slot)->priority = priority;
+	page_start(c, *slot);
+}
+
+void rr_index_want_project(struct rr_index_client *c, const char *key, int priority)
+{
+	RR_AUTOFREE char *k = rr_name_normalize(key);
+
+	want_key(c, k, priority);
+}
+
+bool rr_index_project_known(const struct rr_index_client *c, const char *key)
+{
+	RR_AUTOFREE char *k = rr_name_normalize(key);
+
+	return rr_strmap_find((struct rr_strmap *)&c->projects, k, false) != NULL;
+}
+
+struct keys_wait {
+	struct rr_index_client *c;
+	char **keys;
+	size_t n;
+};
+
+static bool keys_in(void *ctx)
+{
+	struct keys_wait *w = ctx;
+
+	for (size_t i = 0; i < w->n; i++)
+		if (*w->keys[i] && !rr_strmap_find(&w->c->projects, w->keys[i], false))
+			return false;
+	return true;
+}
+
 rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *keys, size_t n,
 			       rr_error *err)
 {
-	char **pending;
-	size_t np = 0;
+	struct keys_wait w = {c, rr_xcalloc(n ? n : 1, sizeof(char *)), n};
 	rr_err rc = rr_index_fl_load(c, err);
 
-	if (rc)
-		return rc;
-	pending = rr_xcalloc(n ? n : 1, sizeof(*pending));
-
 	for (size_t i = 0; i < n; i++) {
-		char *k = rr_name_normalize(keys[i]);
-		bool dup = !*k || rr_strmap_find(&c->projects, k, false);
-		for (size_t j = 0; j < np && !dup; j++)
-			dup = strcmp(pending[j], k) == 0;
-		if (dup)
-			free(k);
+		w.keys[i] = rr_name_normalize(keys[i]);
+		if (rc == RR_OK)
+			want_key(c, w.keys[i], 3);
+	}
+	if (rc == RR_OK && !keys_in(&w)) {
+		if (c->hook_depth)
+			rc = rr_fail(err, RR_E_INTERNAL, "index: a hook waited for a page");
 		else
-			pending[np++] = k;
+			rr_index_pump(c, keys_in, &w);
 	}
-	/* index by index, in priority order: only what is still missing goes on */
-	for (size_t ix = 0; ix < c->nidx && np && rc == RR_OK; ix++) {
-		const struct rr_index_src *s = &c->idx[ix];
-		struct rr_index_get *gs = rr_xcalloc(np, sizeof(*gs));
-		struct rr_index_get *api = NULL;
-		size_t napi = 0;
-		size_t left = 0;
-		size_t ngs = np;
-
-		for (size_t i = 0; i < np; i++) {
-			gs[i].url = rr_xasprintf("%s%s/", s->url, pending[i]);
-			gs[i].userpwd = s->userpwd;
-			gs[i].klass = "simple";
-			gs[i].accept = RR_INDEX_ACCEPT;
-			gs[i].max_body = c->max_page;
-			gs[i].spill_over = PAGE_SPILL_OVER;
-			gs[i].cacheable = true;
-			gs[i].defer_store = true;
-			gs[i].ready = page_ready;
-			gs[i].ready_ctx = (void *)s;
-			gs[i].key = pending[i];
-		}
-		rr_index_get_batch(c, gs, np);
-		/* the Simple API has no page (or keeps failing): PyPI-like hosts may still
-		 * serve the JSON API next to it */
-		if (s->pypi_like) {
-			api = rr_xcalloc(np, sizeof(*api));
-			for (size_t i = 0; i < np; i++) {
-				bool gone = gs[i].rc == RR_OK &&
-					    (gs[i].status == 404 || gs[i].status == 410);
-				if (!gone && gs[i].rc != RR_E_HTTP)
-					continue;
-				api[napi].url = rr_xasprintf("%s../pypi/%s/json", s->url, pending[i]);
-				api[napi].userpwd = s->userpwd;
-				api[napi].klass = "jsonapi";
-				api[napi].accept = "application/json";
-				api[napi].max_body = c->max_page;
-				api[napi].spill_over = PAGE_SPILL_OVER;
-				api[napi].cacheable = true;
-				api[napi].defer_store = true;
-				api[napi].ready = api_ready;
-				api[napi].ready_ctx = (void *)s;
-				api[napi].key = pending[i];
-				api[napi].fetch_i = i; /* reused as a back-reference */
-				napi++;
-			}
-			{
-				/* rr_index_get_batch resets fetch_i; keep the mapping aside */
-				size_t *back = rr_xcalloc(napi ? napi : 1, sizeof(*back));
-				for (size_t j = 0; j < napi; j++)
-					back[j] = api[j].fetch_i;
-				rr_index_get_batch(c, api, napi);
-				for (size_t j = 0; j < napi; j++)
-					api[j].fetch_i = back[j];
-				free(back);
-			}
-		}
-		for (size_t i = 0; i < np; i++) {
-			struct rr_index_get *g = &gs[i];
-			struct rr_index_get *alt = NULL;
-			struct rr_index_project p = {0};
-			for (size_t j = 0; j < napi; j++)
-				if (api[j].fetch_i == i)
-					alt = &api[j];
-			if (alt && alt->rc == RR_OK && alt->status == 200) {
-				if (rc == RR_OK &&
-				    (rc = take_project(alt, &p, err)) == RR_OK)
-					store_project(c, pending[i], s, &p);
-				rr_index_project_release(&p);
-				free(pending[i]);
-				continue;
-			}
-			if (rc != RR_OK) {
-				free(pending[i]);
-				continue;
-			}
-			if (g->rc == RR_E_LIMIT) {
-				RR_AUTOFREE char *u = rr_url_redact(g->url);
-				rc = rr_fail(err, RR_E_LIMIT,
-					     "%s: the project page is larger than %zu MiB, far beyond "
-					     "any real index's; refused (a broken or hostile server?)",
-					     u, c->max_page >> 20);
-			} else if (g->rc != RR_OK) {
-				rc = rr_index_get_take_error(g, err);
-			} else if (g->status == 404 || g->status == 410) {
-				pending[left++] = pending[i]; /* try the next index */
-				continue;
-			} else if (g->status != 200) {
-				RR_AUTOFREE char *u = rr_url_redact(g->url);
-				rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld%s", u, g->status,
-					     g->status == 401 || g->status == 403
-						     ? " (credentials missing or rejected)"
-						     : "");
-			} else if ((rc = take_project(g, &p, err)) == RR_OK) {
-				store_project(c, pending[i], s, &p);
-			}
-			rr_index_project_release(&p);
-			free(pending[i]);
-		}
-		np = left;
-		for (size_t i = 0; i < napi; i++)
-			rr_index_get_release(&api[i]);
-		free(api);
-		for (size_t i = 0; i < ngs; i++)
-			rr_index_get_release(&gs[i]);
-		free(gs);
+	/* the first failure, in the order asked */
+	for (size_t i = 0; i < n && rc == RR_OK; i++) {
+		struct rr_index_proj_slot **slot =
+			(struct rr_index_proj_slot **)rr_strmap_find(&c->projects, w.keys[i], false);
+		if (slot && *slot && (*slot)->fail.code)
+			rc = rr_index_error_copy(err, &(*slot)->fail);
 	}
-	for (size_t i = 0; i < np; i++) {
-		if (rc == RR_OK) {
-			struct rr_index_project none = {0};
-			store_project(c, pending[i], NULL, &none);
-		}
-		free(pending[i]);
-	}
-	free(pending);
+	for (size_t i = 0; i < n; i++)
+		free(w.keys[i]);
+	free(w.keys);
 	return rc;
 }
 
@@ -322,6 +608,10 @@ rr_err rr_index_get_project(struct rr_index_client *c, const char *key,
 		if ((rc = rr_index_fetch_projects(c, &key, 1, err)))
 			return rc;
 		slot = (struct rr_index_proj_slot **)rr_strmap_find(&c->projects, k, false);
+	}
+	if (slot && *slot && (*slot)->fail.code) {
+		c->failures_reused++; /* not asked again */
+		return rr_index_error_copy(err, &(*slot)->fail);
 	}
 	if (!slot || !*slot || (*slot)->missing) {
 		struct rr_strbuf list = RR_STRBUF_INIT;

@@ -87,7 +87,7 @@ static int control(const char *url, const char *what, char *buf, size_t cap)
 	struct sockaddr_in sa = {.sin_family = AF_INET};
 	int fd;
 	size_t n = 0;
-	char req[128];
+	char req[512];
 
 	if (!colon)
 		return -1;
@@ -164,4 +164,33 @@ long rr_test_index_seen(const char *url, const char *sub)
 		p = end;
 	}
 	return n;
+}
+
+/* a number from /_control/stats ("requests", "heads", "html", "json", ...); -1 on error */
+long rr_test_index_stat(const char *url, const char *name)
+{
+	static char buf[1 << 16];
+	char pat[64];
+	const char *p;
+
+	if (control(url, "stats", buf, sizeof(buf)) != 0)
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\": ", name);
+	p = strstr(buf, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+int rr_test_index_order(const char *url, const char *a, const char *b)
+{
+	char buf[4096];
+	char what[400];
+
+	snprintf(what, sizeof(what), "order?a=%s&b=%s", a, b);
+	if (control(url, what, buf, sizeof(buf)) != 0)
+		return -1;
+	if (strstr(buf, "\"before\""))
+		return 1;
+	if (strstr(buf, "\"after\""))
+		return 0;
+	return -1;
 }

@@ -25,5 +25,14 @@ long rr_test_index_requests(const char *url);
 void rr_test_index_reset(const char *url);
 /* how many answered request paths (since the last reset) contain sub; -1 on error */
 long rr_test_index_seen(const char *url, const char *sub);
+/* a number from the server's stats: "requests", "heads" (HEAD requests), "html" and
+ * "json" (project pages served in that format); -1 on error */
+long rr_test_index_stat(const char *url, const char *name);
+/*
+ * whether event a happened before event b, each "in:<sub>" (the first request whose
+ * path contains sub arrived) or "out:<sub>" (the first answer to one was sent), since
+ * the last reset: 1 before, 0 after, -1 when either never happened (or on error)
+ */
+int rr_test_index_order(const char *url, const char *a, const char *b);
 
 #endif

@@ -12,7 +12,11 @@ listening.
 
 Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/latency/<ms>/...    sleep before answering
-  /_fault/5xx/<n>/...         the first n requests for this path get 503
+  /_fault/slow/<ms>/<sub>/... sleep before answering a request whose path (after the
+                              prefixes) contains <sub> (one path segment's worth, no '/')
+  /_fault/bightml/...         HTML project pages carry a large comment (bigger than JSON)
+  /_fault/5xx/<n>/...         the first n requests for this path get 503 (HEADs count for
+                              none of these <n>)
   /_fault/always5xx/...       always 503
   /_fault/drop/<n>/...        the first n requests: connection closed, no answer
   /_fault/trunc/<n>/...       the first n requests: half the body, then close
@@ -43,10 +47,15 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/zeros/<mib>/...     project pages list one sdist, <name>-0.1.tar.gz: PKG-INFO
                               (2.2, static) followed by a member of <mib> MiB of zeros
   /_fault/zerosfirst/<mib>/... the same with the zeros before PKG-INFO
+  /_fault/noisefirst/<kib>/... the same with <kib> KiB that do not compress before PKG-INFO
+                              (instead of the zeros)
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
 password is not in the URL, as on a real private index: a plan may name the URL)
-Control: /_control/stats -> {"requests": N, "paths": {...}}; /_control/reset.
+Control: /_control/stats -> {"requests": N, "paths": {...}, "heads": N, "html": N, "json": N};
+/_control/reset; /_control/order?a=<in|out>:<sub>&b=<in|out>:<sub> -> {"order": "before" |
+"after" | "missing"}: whether the first arrival (in) or answer (out) of a request whose path
+contains the first <sub> came before that of the second (events counted in one sequence).
 """
 import argparse
 import atexit
@@ -409,6 +418,23 @@ def project_html(idx, key, rels, entries, base=None):
     return ("\n".join(out) + "\n").encode()
 
 
+def noise_sdist(name, kib):
+    """a .tar.gz: <top>/noise.bin of kib KiB that do not compress, then <top>/PKG-INFO
+    (2.2, static): PKG-INFO lies about kib KiB into the compressed file"""
+    import gzip
+    top = name[: -len(".tar.gz")]
+    pkginfo = (f"Metadata-Version: 2.2\nName: {top.rsplit('-', 1)[0]}\nVersion: 0.1\n"
+               "Requires-Dist: idna\n\n").encode()
+    noise = b"".join(hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(kib * 32))
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for n, data in ((f"{top}/noise.bin", noise), (f"{top}/PKG-INFO", pkginfo)):
+            ti = tarfile.TarInfo(n)
+            ti.size, ti.mtime, ti.mode = len(data), 1704067200, 0o644
+            t.addfile(ti, io.BytesIO(data))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
 def zeros_sdist(name, mib, first=False):
     """a .tar.gz: <top>/PKG-INFO (2.2, static), then <top>/zeros.bin of mib MiB of zeros
     (first: the zeros before PKG-INFO)"""
@@ -536,6 +562,9 @@ class State:
         self.blobs = {}  # synthetic files by name
         self.scratch = None  # local copies of files (/_fault/filelinks/)
         self.auth = []  # (user, password, path prefix): --auth
+        self.events = []  # ("in" | "out", path) in the order they happened
+        self.heads = 0
+        self.served = {"html": 0, "json": 0}  # project pages by format
 
 
 def make_handler(state):
@@ -626,6 +655,8 @@ def make_handler(state):
             self.wfile.write(body)
 
         def do_HEAD(self):
+            with state.lock:
+                state.heads += 1
             self.do_GET()
 
         def do_GET(self):
@@ -633,19 +664,39 @@ def make_handler(state):
             if path.startswith("/_control/"):
                 return self.control(path)
             with state.lock:
+                state.events.append(("in", path))
+            try:
+                self.answer(path)
+            finally:
+                with state.lock:
+                    state.events.append(("out", path))
+
+        def answer(self, path):
+            with state.lock:
                 state.requests += 1
                 n_seen = state.counts.get(path, 0)
-                state.counts[path] = n_seen + 1
+                # a HEAD (a client measuring a page) does not use up a path's faults
+                if self.command != "HEAD":
+                    state.counts[path] = n_seen + 1
             faults = set()
             self.params = {}
             rest = path
             while True:
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/slow/(\d+)/([^/]+)(/.*)$", rest)
+                if m:
+                    self.params.setdefault("slow", []).append((int(m.group(1)), m.group(2)))
+                    rest = m.group(3)
+                    continue
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst|noisefirst)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":
                         time.sleep(n / 1000.0)
-                    elif kind in ("many", "zeros", "zerosfirst"):
+                    elif kind in ("many", "zeros", "zerosfirst", "noisefirst"):
+                        if kind == "noisefirst":
+                            faults.add("zeros")
+                            self.params["noise"] = True
+                            kind = "zeros"
                         if kind == "zerosfirst":
                             faults.add("zeros")
                             self.params["first"] = True
@@ -655,7 +706,7 @@ def make_handler(state):
                     elif n_seen < n:
                         faults.add(kind)
                     continue
-                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages|filelinks|nohash|garbage)(/.*)$", rest)
+                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages|filelinks|nohash|garbage|bightml)(/.*)$", rest)
                 if m:
                     faults.add(m.group(1))
                     rest = m.group(2)
@@ -687,6 +738,9 @@ def make_handler(state):
                             ("WWW-Authenticate", 'Basic realm="fixture"')])
                     continue
                 break
+            for ms, sub in self.params.get("slow", []):
+                if sub in rest:
+                    time.sleep(ms / 1000.0)
             if "hang" in faults:
                 time.sleep(3600)
                 return
@@ -710,9 +764,21 @@ def make_handler(state):
                     state.requests = 0
                     state.ranges = 0
                     state.bytes = 0
+                    state.events.clear()
+                    state.heads = 0
+                    state.served = {"html": 0, "json": 0}
+            if path == "/_control/order":
+                q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                want = [tuple(q.get(k, [":"])[0].split(":", 1)) for k in ("a", "b")]
+                with state.lock:
+                    at = [next((i for i, (ev, p) in enumerate(state.events) if ev == kind and sub in p), None)
+                          for kind, sub in want]
+                order = "missing" if None in at else "before" if at[0] < at[1] else "after"
+                return self.send(200, json.dumps({"order": order}).encode(), "application/json")
             with state.lock:
                 body = json.dumps({"requests": state.requests, "paths": state.counts,
-                                   "ranges": state.ranges, "bytes": state.bytes}).encode()
+                                   "ranges": state.ranges, "bytes": state.bytes, "heads": state.heads,
+                                   "html": state.served["html"], "json": state.served["json"]}).encode()
             self.send(200, body, "application/json")
 
         def route(self, path, faults):
@@ -784,9 +850,17 @@ def make_handler(state):
                     body = project_json(idx, key, rels, ents)
                     if "badjson" in faults:
                         body = body[: len(body) // 3]
+                    if self.command != "HEAD":
+                        with state.lock:
+                            state.served["json"] += 1
                     return self.send(200, body, mt, page_cc, faults)
-                return self.send(200, project_html(idx, key, rels, ents, base), mt, page_cc,
-                                 faults)
+                body = project_html(idx, key, rels, ents, base)
+                if "bightml" in faults:
+                    body += b"<!-- " + b"x" * (2 * len(body) + 4096) + b" -->\n"
+                if self.command != "HEAD":
+                    with state.lock:
+                        state.served["html"] += 1
+                return self.send(200, body, mt, page_cc, faults)
             self.send(404, b"not found\n")
 
         def serve_file(self, idx, fn, faults, cc):
@@ -797,10 +871,13 @@ def make_handler(state):
                     return self.send(404, b"not found\n")
                 return self.send(200, corrupt(ent[2], faults), "application/octet-stream", cc, faults)
             if "zeros" in faults and fn.endswith("-0.1.tar.gz"):
-                k = (fn, self.params["zeros"], self.params.get("first", False))
+                k = (fn, self.params["zeros"], self.params.get("first", False),
+                     self.params.get("noise", False))
                 with state.lock:
                     blob = state.blobs.get(k)
-                if blob is None:
+                if blob is None and self.params.get("noise"):
+                    blob = noise_sdist(fn, self.params["zeros"])
+                elif blob is None:
                     blob = zeros_sdist(fn, self.params["zeros"], self.params.get("first", False))
                     with state.lock:
                         state.blobs[k] = blob
