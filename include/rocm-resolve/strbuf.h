@@ -46,8 +46,6 @@ void rr_strbuf_add_printable(struct rr_strbuf *sb, const char *s);
 /* append s as a JSON string literal (with quotes); bytes that are not well-formed UTF-8
  * come out as \ufffd, control characters as \u escapes, so the result is always valid JSON */
 void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s);
-/* "key":"value" (value NULL gives null), followed by ',' when comma */
-void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma);
 void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len);
 /* strip trailing ASCII whitespace */
 void rr_strbuf_rtrim(struct rr_strbuf *sb);

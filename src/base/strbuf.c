@@ -199,18 +199,6 @@ void rr_strbuf_add_json_str(struct rr_strbuf *sb, const char *s)
 	rr_strbuf_addch(sb, '"');
 }
 
-void rr_strbuf_add_json_kv(struct rr_strbuf *sb, const char *key, const char *value, bool comma)
-{
-	rr_strbuf_add_json_str(sb, key);
-	rr_strbuf_addch(sb, ':');
-	if (value)
-		rr_strbuf_add_json_str(sb, value);
-	else
-		rr_strbuf_adds(sb, "null");
-	if (comma)
-		rr_strbuf_addch(sb, ',');
-}
-
 void rr_strbuf_setlen(struct rr_strbuf *sb, size_t len)
 {
 	if (!sb->alloc)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gpu/gpu.h"
+#include "rocm-resolve/json.h"
 #include "rocm-resolve/strbuf.h"
 
 const char *rr_verdict_to_string(enum rr_verdict v)
@@ -320,16 +321,6 @@ void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_ver
 
 /* ---- the report ---- */
 
-/* jansson refuses invalid UTF-8 (json_string gives NULL and the field vanishes): a raw
- * byte from a dist-info name or a file becomes U+FFFD instead */
-static json_t *jstr(const char *s)
-{
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-
-	rr_strbuf_add_utf8(&sb, s);
-	return json_stringn(sb.buf, sb.len);
-}
-
 static json_t *stage_json(const struct rr_verify_stage *st)
 {
 	json_t *o = json_object(), *d = json_array();
@@ -342,11 +333,11 @@ static json_t *stage_json(const struct rr_verify_stage *st)
 	lower[i] = '\0';
 	json_object_set_new(o, "name", json_string(st->name));
 	json_object_set_new(o, "verdict", json_string(lower));
-	json_object_set_new(o, "summary", jstr(st->summary ? st->summary : ""));
+	json_object_set_new(o, "summary", rr_json_str(st->summary ? st->summary : ""));
 	for (i = 0; i < st->ndetails; i++)
-		json_array_append_new(d, jstr(st->details[i]));
+		json_array_append_new(d, rr_json_str(st->details[i]));
 	json_object_set_new(o, "details", d);
-	json_object_set_new(o, "advice", st->advice ? jstr(st->advice) : json_null());
+	json_object_set_new(o, "advice", rr_json_str(st->advice));
 	return o;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocm-resolve/json.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
@@ -225,157 +226,134 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 }
 
 /* the plan lines, exactly as the text writer prints them */
-static void json_plan_lines(const struct rr_plan *p, struct rr_strbuf *out)
+static json_t *json_plan_lines(const struct rr_plan *p)
 {
 	RR_AUTO_STRBUF struct rr_strbuf text = RR_STRBUF_INIT;
-	const char *s;
-	bool first = true;
+	json_t *a = json_array();
 
 	rr_plan_format_text(p, &text);
-	rr_strbuf_addch(out, '[');
-	s = text.buf;
-	while (*s) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+	for (const char *s = text.buf; s && *s;) {
+		size_t n = strcspn(s, "\n");
 		RR_AUTOFREE char *line = rr_xstrndup(s, n);
-		if (!first)
-			rr_strbuf_addch(out, ',');
-		first = false;
-		rr_strbuf_add_json_str(out, line);
-		s += n + (nl ? 1 : 0);
+		json_array_append_new(a, rr_json_str(line));
+		s += n + (s[n] ? 1 : 0);
 	}
-	rr_strbuf_addch(out, ']');
+	return a;
+}
+
+static void set_str(json_t *o, const char *key, const char *value)
+{
+	json_object_set_new(o, key, rr_json_str(value));
+}
+
+static void set_bool(json_t *o, const char *key, bool value)
+{
+	json_object_set_new(o, key, json_boolean(value));
+}
+
+static json_t *json_torch(const char *version, const char *hip, const char *cuda)
+{
+	json_t *o = json_object();
+
+	set_str(o, "version", version);
+	set_str(o, "hip", hip);
+	set_str(o, "cuda", cuda);
+	return o;
 }
 
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 {
+	json_t *root = json_object(), *a;
+
 	/* the same shapes as `inspect --format json` (data/inspect.schema.json): schema 2,
 	 * torch an object, protected entries with clash_group and bridge */
-	rr_strbuf_adds(out, "{\"schema\":2,");
-	rr_strbuf_add_json_kv(out, "venv", p->venv, true);
-	rr_strbuf_add_json_kv(out, "python", p->python, true);
-	rr_strbuf_add_json_kv(out, "rocm", p->rocm, true);
-	rr_strbuf_adds(out, "\"torch\":{");
-	rr_strbuf_add_json_kv(out, "version", p->torch_version, true);
-	rr_strbuf_add_json_kv(out, "hip", p->torch_hip, true);
-	rr_strbuf_add_json_kv(out, "cuda", p->torch_cuda, false);
-	rr_strbuf_adds(out, "},\"protected\":[");
+	json_object_set_new(root, "schema", json_integer(2));
+	set_str(root, "venv", p->venv);
+	set_str(root, "python", p->python);
+	set_str(root, "rocm", p->rocm);
+	json_object_set_new(root, "torch",
+			    json_torch(p->torch_version, p->torch_hip, p->torch_cuda));
+	json_object_set_new(root, "protected", a = json_array());
 	for (size_t i = 0; i < p->npins; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "name", p->pins[i].name, true);
-		rr_strbuf_add_json_kv(out, "version", p->pins[i].version, true);
-		rr_strbuf_add_json_kv(out, "clash_group", p->pins[i].clash_group, true);
-		rr_strbuf_add_json_kv(out, "bridge", p->pins[i].bridge, true);
-		rr_strbuf_add_json_kv(out, "why", p->pins[i].why, false);
-		rr_strbuf_addch(out, '}');
+		json_t *o = json_object();
+		set_str(o, "name", p->pins[i].name);
+		set_str(o, "version", p->pins[i].version);
+		set_str(o, "clash_group", p->pins[i].clash_group);
+		set_str(o, "bridge", p->pins[i].bridge);
+		set_str(o, "why", p->pins[i].why);
+		json_array_append_new(a, o);
 	}
-	rr_strbuf_adds(out, "],\"decisions\":[");
+	json_object_set_new(root, "decisions", a = json_array());
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "source", d->source, true);
-		rr_strbuf_add_json_kv(out, "requirement", d->requirement, true);
-		rr_strbuf_add_json_kv(out, "name", d->name, true);
-		rr_strbuf_add_json_kv(out, "action", rr_action_to_string(d->action), true);
-		rr_strbuf_add_json_kv(out, "reason", rr_reason_to_string(d->reason), true);
-		rr_strbuf_add_json_kv(out, "output", d->output, true);
-		rr_strbuf_add_json_kv(out, "why", d->why, true);
-		rr_strbuf_addf(out, "\"constraint\":%s,\"breaks_stack\":%s}",
-			       d->constraint ? "true" : "false", d->breaks_stack ? "true" : "false");
+		json_t *o = json_object();
+		set_str(o, "source", d->source);
+		set_str(o, "requirement", d->requirement);
+		set_str(o, "name", d->name);
+		set_str(o, "action", rr_action_to_string(d->action));
+		set_str(o, "reason", rr_reason_to_string(d->reason));
+		set_str(o, "output", d->output);
+		set_str(o, "why", d->why);
+		set_bool(o, "constraint", d->constraint);
+		set_bool(o, "breaks_stack", d->breaks_stack);
+		json_array_append_new(a, o);
 	}
-	rr_strbuf_adds(out, "],\"held_back\":[");
+	json_object_set_new(root, "held_back", a = json_array());
 	for (size_t i = 0; i < p->nholds; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "name", p->holds[i].name, true);
-		rr_strbuf_add_json_kv(out, "version", p->holds[i].version, true);
-		rr_strbuf_add_json_kv(out, "newest", p->holds[i].newest, true);
-		rr_strbuf_add_json_kv(out, "source", p->holds[i].origin, true);
-		rr_strbuf_add_json_kv(out, "why", p->holds[i].why, false);
-		rr_strbuf_addch(out, '}');
+		json_t *o = json_object();
+		set_str(o, "name", p->holds[i].name);
+		set_str(o, "version", p->holds[i].version);
+		set_str(o, "newest", p->holds[i].newest);
+		set_str(o, "source", p->holds[i].origin);
+		set_str(o, "why", p->holds[i].why);
+		json_array_append_new(a, o);
 	}
-	rr_strbuf_adds(out, "],\"find_links\":[");
+	json_object_set_new(root, "find_links", a = json_array());
 	for (size_t i = 0; i < p->nlinks; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "name", p->links[i].name, true);
-		rr_strbuf_add_json_kv(out, "version", p->links[i].version, true);
-		rr_strbuf_add_json_kv(out, "location", p->links[i].location, false);
-		rr_strbuf_addch(out, '}');
+		json_t *o = json_object();
+		set_str(o, "name", p->links[i].name);
+		set_str(o, "version", p->links[i].version);
+		set_str(o, "location", p->links[i].location);
+		json_array_append_new(a, o);
 	}
 	/* the input as written, as uv and pip would install it */
-	rr_strbuf_addf(out, "],\"as_written\":%s,", p->as_written ? "true" : "false");
-	rr_strbuf_add_json_kv(out, "as_written_unknown", p->as_written_unknown, true);
-	rr_strbuf_adds(out, "\"changes\":[");
+	set_bool(root, "as_written", p->as_written);
+	set_str(root, "as_written_unknown", p->as_written_unknown);
+	json_object_set_new(root, "changes", a = json_array());
 	for (size_t i = 0; i < p->nchanges; i++) {
 		const struct rr_plan_change *c = &p->changes[i];
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "source", c->source, true);
-		rr_strbuf_add_json_kv(out, "requirement", c->requirement, true);
-		rr_strbuf_add_json_kv(out, "name", c->name, true);
-		rr_strbuf_add_json_kv(out, "version", c->version, true);
-		rr_strbuf_add_json_kv(out, "why", c->why, true);
-		rr_strbuf_add_json_kv(out, "instead", c->instead, true);
-		rr_strbuf_addf(out, "\"uv_only\":%s}", c->uv_only ? "true" : "false");
+		json_t *o = json_object();
+		set_str(o, "source", c->source);
+		set_str(o, "requirement", c->requirement);
+		set_str(o, "name", c->name);
+		set_str(o, "version", c->version);
+		set_str(o, "why", c->why);
+		set_str(o, "instead", c->instead);
+		set_bool(o, "uv_only", c->uv_only);
+		json_array_append_new(a, o);
 	}
-	rr_strbuf_adds(out, "],");
-	rr_strbuf_add_json_kv(out, "installer", p->installer, true);
-	rr_strbuf_adds(out, "\"indexes\":[");
+	set_str(root, "installer", p->installer);
+	json_object_set_new(root, "indexes", a = json_array());
 	for (size_t i = 0; i < p->nindexes; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_addch(out, '{');
-		rr_strbuf_add_json_kv(out, "url", p->indexes[i].url, true);
-		rr_strbuf_add_json_kv(out, "origin", p->indexes[i].origin, true);
-		rr_strbuf_addf(out, "\"default\":%s,\"credentials_removed\":%s,\"written\":%s}",
-			       p->indexes[i].primary ? "true" : "false",
-			       p->indexes[i].credentials_removed ? "true" : "false",
-			       p->indexes[i].written ? "true" : "false");
+		json_t *o = json_object();
+		set_str(o, "url", p->indexes[i].url);
+		set_str(o, "origin", p->indexes[i].origin);
+		set_bool(o, "default", p->indexes[i].primary);
+		set_bool(o, "credentials_removed", p->indexes[i].credentials_removed);
+		set_bool(o, "written", p->indexes[i].written);
+		json_array_append_new(a, o);
 	}
-	rr_strbuf_addf(out, "],\"resolved\":%s,", p->resolved ? "true" : "false");
-	rr_strbuf_add_json_kv(out, "unresolved", p->unresolved, true);
-	rr_strbuf_addf(out, "\"breaks_stack\":%s,", rr_plan_breaks_stack(p) ? "true" : "false");
-	rr_strbuf_adds(out, "\"stripped_options\":[");
-	for (size_t i = 0; i < p->nstripped_options; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, p->stripped_options[i]);
-	}
-	rr_strbuf_adds(out, "],\"plan\":");
-	json_plan_lines(p, out);
-	rr_strbuf_adds(out, ",\"excludes\":[");
-	for (size_t i = 0; i < p->nexcludes; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, p->excludes[i]);
-	}
-	rr_strbuf_adds(out, "],\"bridged\":[");
-	for (size_t i = 0; i < p->nbridged; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, p->bridged[i]);
-	}
-	rr_strbuf_adds(out, "],\"inherited\":[");
-	for (size_t i = 0; i < p->ninherited; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, p->inherited[i]);
-	}
-	rr_strbuf_adds(out, "],\"warnings\":[");
-	for (size_t i = 0; i < p->nwarnings; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, p->warnings[i]);
-	}
-	rr_strbuf_adds(out, "]}\n");
+	set_bool(root, "resolved", p->resolved);
+	set_str(root, "unresolved", p->unresolved);
+	set_bool(root, "breaks_stack", rr_plan_breaks_stack(p));
+	json_object_set_new(root, "stripped_options",
+			    rr_json_strs(p->stripped_options, p->nstripped_options));
+	json_object_set_new(root, "plan", json_plan_lines(p));
+	json_object_set_new(root, "excludes", rr_json_strs(p->excludes, p->nexcludes));
+	json_object_set_new(root, "bridged", rr_json_strs(p->bridged, p->nbridged));
+	json_object_set_new(root, "inherited", rr_json_strs(p->inherited, p->ninherited));
+	json_object_set_new(root, "warnings", rr_json_strs(p->warnings, p->nwarnings));
+	rr_json_dump(root, RR_JSON_LINE, out);
 }
 
 static void add_name_once(const char ***seen, size_t *n, size_t *cap, const char *name,

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "rocm-resolve/file.h"
+#include "rocm-resolve/json.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
@@ -346,111 +347,98 @@ rr_err rr_stack_file_load(const char *path, struct rr_venv **ret, rr_error *err)
 	return rr_stack_file_parse(buf.buf, buf.len, path, ret, err);
 }
 
-static void strv_json(struct rr_strbuf *out, const char *k, char **v, size_t n, bool comma)
-{
-	rr_strbuf_add_json_str(out, k);
-	rr_strbuf_adds(out, ":[");
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			rr_strbuf_addch(out, ',');
-		rr_strbuf_add_json_str(out, v[i]);
-	}
-	rr_strbuf_addch(out, ']');
-	if (comma)
-		rr_strbuf_addch(out, ',');
-}
-
-static void bool_json(struct rr_strbuf *out, const char *k, bool v, bool comma)
-{
-	rr_strbuf_add_json_str(out, k);
-	rr_strbuf_addf(out, ":%s%s", v ? "true" : "false", comma ? "," : "");
-}
-
 /* ---- the writer ------------------------------------------------------------ */
+
+static void set_str(json_t *o, const char *key, const char *value)
+{
+	json_object_set_new(o, key, rr_json_str(value));
+}
+
+static void set_bool(json_t *o, const char *key, bool value)
+{
+	json_object_set_new(o, key, json_boolean(value));
+}
+
+static void set_strs(json_t *o, const char *key, char *const *v, size_t n)
+{
+	json_object_set_new(o, key, rr_json_strs(v, n));
+}
+
+static json_t *dist_json(const struct rr_dist *d)
+{
+	json_t *o = json_object();
+
+	set_str(o, "name", d->name);
+	set_str(o, "version", d->version_text);
+	set_str(o, "requires_python", d->meta.requires_python);
+	set_strs(o, "requires_dist", d->meta.requires_dist, d->meta.nrequires_dist);
+	set_strs(o, "provides_extra", d->meta.provides_extra, d->meta.nprovides_extra);
+	set_strs(o, "top_level", d->top_level, d->ntop_level);
+	set_str(o, "installer", d->installer);
+	set_str(o, "direct_url", d->direct_url);
+	set_bool(o, "editable", d->editable);
+	set_bool(o, "egg_info", d->egg_info);
+	set_bool(o, "bridged", d->bridged);
+	set_bool(o, "inherited", d->inherited);
+	set_str(o, "problem", d->problem);
+	set_str(o, "site", d->site);
+	set_str(o, "path", d->path);
+	return o;
+}
 
 void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
 			  struct rr_strbuf *out)
 {
 	struct rr_marker_env env;
 	struct rr_target target;
-	char pybuf[16];
+	char pybuf[16], glibc[32];
+	json_t *root = json_object(), *o, *a;
 
 	rr_venv_marker_env(v, &env, pybuf);
 	rr_venv_target(v, &target);
-	rr_strbuf_addf(out, "{\"schema\":%d,\n", RR_STACK_FILE_SCHEMA);
-	rr_strbuf_add_json_kv(out, "venv", v->root, true);
-	rr_strbuf_add_json_kv(out, "python", v->python_version, true);
-	rr_strbuf_add_json_kv(out, "home", v->home, true);
-	bool_json(out, "system_site_packages", v->system_site_packages, true);
-	rr_strbuf_add_json_kv(out, "site_packages", v->site_packages, true);
-	strv_json(out, "bridged_sites", v->bridged_sites, v->nbridged_sites, true);
-	strv_json(out, "base_sites", v->base_sites, v->nbase_sites, true);
-	rr_strbuf_adds(out, "\n\"markers\":{");
-	for (int i = 0, n = 0; i < RR_MVAR__MAX; i++)
+	json_object_set_new(root, "schema", json_integer(RR_STACK_FILE_SCHEMA));
+	set_str(root, "venv", v->root);
+	set_str(root, "python", v->python_version);
+	set_str(root, "home", v->home);
+	set_bool(root, "system_site_packages", v->system_site_packages);
+	set_str(root, "site_packages", v->site_packages);
+	set_strs(root, "bridged_sites", v->bridged_sites, v->nbridged_sites);
+	set_strs(root, "base_sites", v->base_sites, v->nbase_sites);
+	json_object_set_new(root, "markers", o = json_object());
+	for (int i = 0; i < RR_MVAR__MAX; i++)
 		if (i != RR_MVAR_EXTRA && env.vars[i])
-			rr_strbuf_add_json_kv(out, rr_marker_var_to_string((enum rr_marker_var)i),
-					      env.vars[i], ++n < RR_MVAR__MAX - 1);
-	rr_strbuf_adds(out, "},\n\"platform\":{");
-	rr_strbuf_add_json_kv(out, "machine", target.machine, true);
-	if (target.glibc_major) {
-		char glibc[32];
-		snprintf(glibc, sizeof(glibc), "%u.%u", target.glibc_major, target.glibc_minor);
-		rr_strbuf_add_json_kv(out, "glibc", glibc, false);
-	} else {
-		rr_strbuf_add_json_kv(out, "glibc", NULL, false);
-	}
-	rr_strbuf_adds(out, "},\n");
-	rr_strbuf_add_json_kv(out, "rocm_version", v->rocm_version, true);
-	rr_strbuf_add_json_kv(out, "rocm_path", v->rocm_path, true);
-	rr_strbuf_adds(out, "\"torch\":{");
-	rr_strbuf_add_json_kv(out, "version", v->torch_version, true);
-	rr_strbuf_add_json_kv(out, "hip", v->torch_hip, true);
-	rr_strbuf_add_json_kv(out, "cuda", v->torch_cuda, false);
-	rr_strbuf_adds(out, "},");
-	rr_strbuf_add_json_kv(out, "pip_constraint", v->pip_constraint, true);
-	rr_strbuf_adds(out, "\n\"pip_constraints\":[");
+			set_str(o, rr_marker_var_to_string((enum rr_marker_var)i), env.vars[i]);
+	json_object_set_new(root, "platform", o = json_object());
+	set_str(o, "machine", target.machine);
+	snprintf(glibc, sizeof(glibc), "%u.%u", target.glibc_major, target.glibc_minor);
+	set_str(o, "glibc", target.glibc_major ? glibc : NULL);
+	set_str(root, "rocm_version", v->rocm_version);
+	set_str(root, "rocm_path", v->rocm_path);
+	json_object_set_new(root, "torch", o = json_object());
+	set_str(o, "version", v->torch_version);
+	set_str(o, "hip", v->torch_hip);
+	set_str(o, "cuda", v->torch_cuda);
+	set_str(root, "pip_constraint", v->pip_constraint);
+	json_object_set_new(root, "pip_constraints", a = json_array());
 	for (size_t i = 0; i < v->nconstraints; i++) {
-		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
-		rr_strbuf_add_json_kv(out, "file", v->constraints[i].file, true);
-		rr_strbuf_addf(out, "\"line\":%u,", v->constraints[i].line);
-		rr_strbuf_add_json_kv(out, "requirement", v->constraints[i].requirement, false);
-		rr_strbuf_addch(out, '}');
+		json_array_append_new(a, o = json_object());
+		set_str(o, "file", v->constraints[i].file);
+		json_object_set_new(o, "line", json_integer(v->constraints[i].line));
+		set_str(o, "requirement", v->constraints[i].requirement);
 	}
-	rr_strbuf_adds(out, "],");
-	rr_strbuf_adds(out, "\n\"protected\":[");
+	json_object_set_new(root, "protected", a = json_array());
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rr_dist *d = st->items[i].dist;
-		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
-		rr_strbuf_add_json_kv(out, "name", st->items[i].name, true);
-		rr_strbuf_add_json_kv(out, "version", st->items[i].version, true);
-		rr_strbuf_add_json_kv(out, "clash_group", st->items[i].clash_group, true);
-		rr_strbuf_add_json_kv(out, "bridge", d && d->bridged ? d->site : NULL, true);
-		rr_strbuf_add_json_kv(out, "why", st->items[i].why, false);
-		rr_strbuf_addch(out, '}');
+		json_array_append_new(a, o = json_object());
+		set_str(o, "name", st->items[i].name);
+		set_str(o, "version", st->items[i].version);
+		set_str(o, "clash_group", st->items[i].clash_group);
+		set_str(o, "bridge", d && d->bridged ? d->site : NULL);
+		set_str(o, "why", st->items[i].why);
 	}
-	rr_strbuf_adds(out, "],\n\"distributions\":[");
-	for (size_t i = 0; i < v->ndists; i++) {
-		const struct rr_dist *d = &v->dists[i];
-		rr_strbuf_adds(out, i ? ",\n{" : "\n{");
-		rr_strbuf_add_json_kv(out, "name", d->name, true);
-		rr_strbuf_add_json_kv(out, "version", d->version_text, true);
-		rr_strbuf_add_json_kv(out, "requires_python", d->meta.requires_python, true);
-		strv_json(out, "requires_dist", d->meta.requires_dist, d->meta.nrequires_dist, true);
-		strv_json(out, "provides_extra", d->meta.provides_extra, d->meta.nprovides_extra,
-			  true);
-		strv_json(out, "top_level", d->top_level, d->ntop_level, true);
-		rr_strbuf_add_json_kv(out, "installer", d->installer, true);
-		rr_strbuf_add_json_kv(out, "direct_url", d->direct_url, true);
-		bool_json(out, "editable", d->editable, true);
-		bool_json(out, "egg_info", d->egg_info, true);
-		bool_json(out, "bridged", d->bridged, true);
-		bool_json(out, "inherited", d->inherited, true);
-		rr_strbuf_add_json_kv(out, "problem", d->problem, true);
-		rr_strbuf_add_json_kv(out, "site", d->site, true);
-		rr_strbuf_add_json_kv(out, "path", d->path, false);
-		rr_strbuf_addch(out, '}');
-	}
-	rr_strbuf_adds(out, "],\n");
-	strv_json(out, "warnings", v->warnings, v->nwarnings, false);
-	rr_strbuf_adds(out, "}\n");
+	json_object_set_new(root, "distributions", a = json_array());
+	for (size_t i = 0; i < v->ndists; i++)
+		json_array_append_new(a, dist_json(&v->dists[i]));
+	set_strs(root, "warnings", v->warnings, v->nwarnings);
+	rr_json_dump(root, RR_JSON_LINES, out);
 }

@@ -12,6 +12,7 @@
 
 #include "rocm-resolve/error.h"
 #include "rocm-resolve/file.h"
+#include "rocm-resolve/json.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/strv.h"
@@ -371,21 +372,51 @@ static void test_error_move(void **state)
 	rr_error_release(&dst);
 }
 
+/*
+ * the JSON writer: a stray byte is U+FFFD and not a vanished field, NULL is null, and
+ * RR_JSON_LINES puts members and objects of arrays one a line, the data unchanged
+ */
+static void test_json_writer(void **state)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+	char a0[] = "a\xff", a1[] = "\x1b[31m", *v[] = {a0, a1};
+	json_t *o = json_object(), *a = json_array(), *e;
+	(void)state;
+
+	json_object_set_new(o, "s", rr_json_str("caf\xc3\xa9\xc0"));
+	json_object_set_new(o, "n", rr_json_str(NULL));
+	json_object_set_new(o, "v", rr_json_strs(v, 2));
+	json_object_set(o, "a", a);
+	rr_json_dump(json_incref(o), RR_JSON_LINE, &sb);
+	assert_string_equal(sb.buf, "{\"s\":\"caf\xc3\xa9\xef\xbf\xbd\",\"n\":null,"
+				    "\"v\":[\"a\xef\xbf\xbd\",\"\\u001B[31m\"],\"a\":[]}\n");
+	rr_strbuf_reset(&sb);
+	json_array_append_new(a, e = json_object());
+	json_object_set_new(e, "x", json_integer(1));
+	json_array_append_new(a, json_object());
+	json_decref(a);
+	rr_json_dump(o, RR_JSON_LINES, &sb);
+	assert_string_equal(sb.buf, "{\"s\":\"caf\xc3\xa9\xef\xbf\xbd\",\n\"n\":null,\n"
+				    "\"v\":[\"a\xef\xbf\xbd\",\"\\u001B[31m\"],\n"
+				    "\"a\":[\n{\"x\":1},\n{}]}\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sha256_vectors),
-		cmocka_unit_test(test_strbuf),
-		cmocka_unit_test(test_error_origin),
-		cmocka_unit_test(test_parse_u64),
-		cmocka_unit_test(test_redact),
-		cmocka_unit_test(test_url_userinfo),
-		cmocka_unit_test(test_strv_dedupe),
-		cmocka_unit_test(test_strv),
-		cmocka_unit_test(test_error_move),
-		cmocka_unit_test(test_json_str_utf8),
-		cmocka_unit_test(test_file_read),
-		cmocka_unit_test(test_file_write_atomic),
+	    cmocka_unit_test(test_sha256_vectors),
+	    cmocka_unit_test(test_strbuf),
+	    cmocka_unit_test(test_error_origin),
+	    cmocka_unit_test(test_parse_u64),
+	    cmocka_unit_test(test_redact),
+	    cmocka_unit_test(test_url_userinfo),
+	    cmocka_unit_test(test_strv_dedupe),
+	    cmocka_unit_test(test_strv),
+	    cmocka_unit_test(test_error_move),
+	    cmocka_unit_test(test_json_str_utf8),
+	    cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_file_read),
+	    cmocka_unit_test(test_file_write_atomic),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }
