@@ -54,7 +54,9 @@ struct rr_flow_opts {
 	size_t ngroups;
 	/* environment */
 	const char *command; /* for messages */
-	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda */
+	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda
+			      * (none found with $PRE_COMMIT set: the error says to name it in
+			      * the hook's args) */
 	const char *stack_file; /* --stack: a snapshot written by `inspect --format json` */
 	bool needs_live_env;	/* verify, install: a snapshot will not do */
 	const char *sysroot; /* prefix for absolute system paths (tests) */
@@ -93,8 +95,9 @@ struct rr_flow_opts {
 	const char *user_agent;
 	bool record; /* keep every answer of the world in f->world (--write-testcase) */
 	/* check (the pre-commit hook): when the index cannot be reached, answer from the
-	 * cache; when the cache lacks something too, judge the lines alone and say that
-	 * the dependencies were not checked (a warning, never a silent pass) */
+	 * cache; when the cache lacks something too (or, with offline, when it lacks
+	 * something at all), judge the lines alone and say that the dependencies were not
+	 * checked (a warning, never a silent pass) */
 	bool offline_fallback;
 	/* the index client's transfers and progress (rr_index_opts.observe), or NULL */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);

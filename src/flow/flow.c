@@ -90,6 +90,18 @@ static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_er
 	vo.sysroot = o->sysroot;
 	rc = rr_venv_locate(o->venv, env_of(o, "VIRTUAL_ENV"), env_of(o, "CONDA_PREFIX"), vo.sysroot,
 			    &path, &origin, err);
+	if (rc == RR_E_ENV && env_of(o, "PRE_COMMIT")) {
+		/* pre-commit replaced VIRTUAL_ENV with the hook's own virtualenv, which the
+		 * console script drops: the user can only name the venv in the hook's args */
+		rr_error_release(err);
+		return rr_fail(err, RR_E_ENV,
+			       "no Python environment to check: pre-commit runs the hook in a "
+			       "virtualenv of its own, and neither %s/opt/venv nor %s/opt/conda "
+			       "exists; name the environment in .pre-commit-config.yaml: `args: "
+			       "[--venv, /path/to/venv]` (or `args: [--stack, stack.json]`, a file "
+			       "written by `rocm-resolve inspect --format json` in the container)",
+			       o->sysroot ? o->sysroot : "", o->sysroot ? o->sysroot : "");
+	}
 	if (rc)
 		return rc;
 	/* an absolute root: paths in reports and RECORD checks do not depend on the cwd */
@@ -685,7 +697,18 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	else {
 		rr_plan_classify(&in, resolvable);
 		rc = resolve(f, o, resolvable, err);
-		if (rc == RR_E_NETWORK && o->offline_fallback && !o->offline) {
+		if (rc == RR_E_NETWORK && o->offline_fallback && o->offline) {
+			/* asked to stay offline (a hook's args, a fresh clone's empty cache): as
+			 * with no network, never a failed check for want of one */
+			rr_resolution_release(&f->res);
+			rr_error_release(err);
+			flow_warn(f, rr_xstrdup("offline (--offline or $UV_OFFLINE), and the cache "
+						"does not hold everything: dependencies were NOT "
+						"checked, only the lines themselves"));
+			in.unresolved = "offline, not all in the cache";
+			return rr_plan_build(&in, &f->plan, err);
+		}
+		if (rc == RR_E_NETWORK && o->offline_fallback) {
 			struct rr_flow_opts off = *o;
 			RR_AUTOFREE char *why = rr_xstrdup(err && err->msg ? err->msg : "no network");
 			rr_resolution_release(&f->res);

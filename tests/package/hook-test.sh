@@ -89,18 +89,21 @@ done
 url=$(head -1 "$work/index.url")
 [[ $url == http://127.0.0.1:* ]] || { cat "$work/index.log"; bad "fixture index starts"; finish; }
 
+# .pre-commit-config.yaml for the hook repository: [ARGS (a YAML list) [one more hook key]]
+hook_config() {
+	{
+		printf 'repos:\n  - repo: %s\n    rev: %s\n    hooks:\n' "$hookrepo" "$rev"
+		printf '      - id: rocm-resolve-check\n'
+		[ -z "${1:-}" ] || printf '        args: %s\n' "$1"
+		[ -z "${2:-}" ] || printf '        %s\n' "$2"
+	} >.pre-commit-config.yaml
+}
+
 proj=$work/project
 mkdir -p "$proj"
 cd "$proj"
 git init -q
-cat >.pre-commit-config.yaml <<YAML
-repos:
-  - repo: $hookrepo
-    rev: $rev
-    hooks:
-      - id: rocm-resolve-check
-        args: [--venv, $src/fixtures/venvs/rocm72, --index-url, $url/simple]
-YAML
+hook_config "[--venv, $src/fixtures/venvs/rocm72, --index-url, $url/simple]"
 git add .pre-commit-config.yaml && git commit -qm config
 if ! pre-commit install >"$work/install.log" 2>&1 ||
 	! pre-commit install-hooks >>"$work/install.log" 2>&1; then
@@ -160,11 +163,31 @@ check "torch==2.4.0 in constraints.txt is blocked (rc=$rc)" test $rc != 0
 git rm -q --cached constraints.txt
 rm constraints.txt
 
+# build templates are no requirements files: the hook does not run on them (before,
+# files: matched every *.in and config.h.in failed with a parse error, exit 2)
+mkdir -p src
+printf '#define VERSION "@VERSION@"\n' >config.h.in
+printf 'version = "@VERSION@"\n' >src/version.py.in
+printf 'prefix=@prefix@\nLibs: -lfoo\n' >foo.pc.in
 printf 'torch==2.4.0\n' >MANIFEST.in
-git add MANIFEST.in
-commit "manifest"
+git add config.h.in src/version.py.in foo.pc.in MANIFEST.in
+commit "templates"
 rc=$?
-check "MANIFEST.in is not a requirements file (rc=$rc)" test $rc = 0
+cp "$work/last.txt" "$work/transcript-templates.txt"
+check "config.h.in, version.py.in, foo.pc.in, MANIFEST.in commit (rc=$rc)" test $rc = 0
+check "... the hook did not look at them" grep -q '^rocm-resolve check\.*(no files to check)Skipped$' \
+	"$work/last.txt"
+# pip-tools' inputs are: *requirements*.in anywhere, any .in under requirements/
+for f in requirements-dev.in dev-requirements.txt requirements/extra/gpu.in; do
+	mkdir -p "$(dirname "$f")"
+	printf 'torch==2.4.0\n' >"$f"
+	git add "$f"
+	commit "$f"
+	rc=$?
+	check "torch==2.4.0 in $f is blocked (rc=$rc)" test $rc != 0
+	git rm -q --cached "$f"
+	rm "$f"
+done
 
 # no --venv: pre-commit activates the hook's own virtualenv (VIRTUAL_ENV); the
 # console script must not check that one ("0 protected" would pass anything)
@@ -191,14 +214,7 @@ mkdir -p "$hostproj"
 cd "$hostproj"
 git init -q
 cp "$work/rocm-stack.json" rocm-stack.json
-cat >.pre-commit-config.yaml <<YAML
-repos:
-  - repo: $hookrepo
-    rev: $rev
-    hooks:
-      - id: rocm-resolve-check
-        args: [--stack, rocm-stack.json, --index-url, $url/simple]
-YAML
+hook_config "[--stack, rocm-stack.json, --index-url, $url/simple]"
 git add .pre-commit-config.yaml rocm-stack.json && git commit -qm config
 pre-commit install >>"$work/install.log" 2>&1 || bad "pre-commit install on the host project"
 (unset RR_SYSROOT
@@ -219,6 +235,40 @@ check "host with only the stack file: vllm==0.10.1 is blocked ($(cat "$work/host
 	grep -qx "rc=1" "$work/host-unsafe.rc"
 check "... naming the file, line and the protected torchvision" \
 	grep -q '^requirements.txt:2: vllm==0.10.1: .*torchvision' "$work/transcript-host-unsafe.txt"
+# through pre-commit, with no venv to check (pre-commit replaced VIRTUAL_ENV with the
+# hook's own): the message says how to name one in .pre-commit-config.yaml
+novenv=$work/novenv-project
+mkdir -p "$novenv"
+cd "$novenv"
+git init -q
+hook_config
+printf 'requests>=2\n' >requirements.txt
+git add -A && git commit -qm config --no-verify
+out=$(env -u VIRTUAL_ENV -u CONDA_PREFIX RR_SYSROOT=$work/empty-root pre-commit run --files \
+	requirements.txt 2>&1)
+rc=$?
+echo "$out" >"$work/transcript-no-venv.txt"
+check "under pre-commit, no venv: the hook fails (rc=$rc)" test $rc != 0
+check "... saying how to name the venv in .pre-commit-config.yaml" \
+	grep -q 'name the environment in .pre-commit-config.yaml: `args: \[--venv' <<<"$out"
+check "... not that VIRTUAL_ENV is unset" bash -c '! grep -q "VIRTUAL_ENV" <<<"$0"' "$out"
+
+# --offline in args with an empty cache: what the cache lacks is judged by the lines
+# alone, with a warning, as with no network at all (before: exit 3 on every fresh clone)
+hook_config "[--venv, $src/fixtures/venvs/rocm72, --offline]" "verbose: true"
+git add -A && git commit -qm offline --no-verify
+out=$(XDG_CACHE_HOME=$work/empty-cache pre-commit run --files requirements.txt 2>&1)
+rc=$?
+echo "$out" >"$work/transcript-offline.txt"
+check "--offline, empty cache: a safe file passes (rc=$rc)" test $rc = 0
+check "... with the warning that dependencies were not checked" \
+	grep -q 'offline (--offline or $UV_OFFLINE), and the cache does not hold everything.*NOT checked' <<<"$out"
+printf 'torch==2.4.0\n' >requirements.txt
+out=$(XDG_CACHE_HOME=$work/empty-cache pre-commit run --files requirements.txt 2>&1)
+rc=$?
+check "--offline, empty cache: torch==2.4.0 is still blocked (rc=$rc)" test $rc != 0
+cd "$hostproj"
+
 # no venv and no stack file: exit 3 with the hint, never a silent pass
 out=$(cd "$hostproj" && env -u VIRTUAL_ENV -u CONDA_PREFIX RR_SYSROOT=$work/empty-root \
 	"$hookbin/rocm-resolve" check --no-index requirements.txt 2>&1)
