@@ -138,7 +138,8 @@ struct rr_plan {
 	size_t ninputs;
 	char **option_lines; /* kept global options, in order */
 	size_t noption_lines;
-	char **stripped_options; /* "line  # reason" comments */
+	char **stripped_options; /* "file:line: option: reason" comments */
+	size_t *stripped_option_at; /* in file order, each before decisions[at] */
 	size_t nstripped_options;
 	struct rr_decision *decisions;
 	size_t ndecisions;

@@ -144,6 +144,20 @@ static void write_indexes(const struct rr_plan *p, struct rr_strbuf *out)
 				    "installer through ~/.netrc, keyring, or ${VAR} in the URL\n");
 }
 
+/* the stripped option lines that stand before decision i (i == ndecisions: after all),
+ * as the plan's comment (check false) or as check's line */
+static void add_options_at(const struct rr_plan *p, size_t i, bool check, struct rr_strbuf *out)
+{
+	for (size_t k = 0; k < p->nstripped_options; k++) {
+		size_t at = p->stripped_option_at[k];
+		if (at != i && !(i == p->ndecisions && at > i))
+			continue;
+		rr_strbuf_adds(out, check ? "" : "#   ");
+		add_comment_text(out, p->stripped_options[k], 0);
+		rr_strbuf_adds(out, check ? "; the plan leaves the index out\n" : "\n");
+	}
+}
+
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t shown_pins = 0;
@@ -205,22 +219,22 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 	if (p->counts[RR_ACT_STRIP] + p->nstripped_options) {
 		rr_strbuf_adds(out, "# stripped:\n");
-		for (size_t i = 0; i < p->nstripped_options; i++) {
-			rr_strbuf_adds(out, "#   ");
-			add_comment_text(out, p->stripped_options[i], 0);
-			rr_strbuf_addch(out, '\n');
-		}
-		for (size_t i = 0; i < p->ndecisions; i++) {
+		for (size_t i = 0; i <= p->ndecisions; i++) {
 			const struct rr_decision *d = &p->decisions[i];
-			if (d->action != RR_ACT_STRIP)
+			add_options_at(p, i, false, out);
+			if (i == p->ndecisions || d->action != RR_ACT_STRIP)
 				continue;
-			rr_strbuf_addf(out, "#   %s", d->constraint ? "-c " : "");
-			add_comment_text(out, d->requirement, 80);
-			rr_strbuf_addf(out, "  (%s: ", d->source);
+			/* "SOURCE: REQ: CAUSE", as check prints it; a long requirement (a URL) is
+			 * cut to keep the line near 120 columns: its source names it whole */
 			RR_AUTOFREE char *cause = first_line(d->why);
+			size_t used = 4 + strlen(d->source) + 2 + (d->constraint ? 3 : 0) + 2 +
+				      strlen(cause) + 6;
+			rr_strbuf_addf(out, "#   %s: %s", d->source, d->constraint ? "-c " : "");
+			add_comment_text(out, d->requirement, used < 120 - 30 ? 120 - used : 30);
+			rr_strbuf_adds(out, ": ");
 			/* one sentence, uncut: it names paths, whose length is not ours to cap */
 			add_comment_text(out, cause, 0);
-			rr_strbuf_adds(out, ")\n");
+			rr_strbuf_addch(out, '\n');
 		}
 	}
 }
@@ -412,10 +426,12 @@ static void add_change_line(const struct rr_plan_change *c, struct rr_strbuf *ou
 
 void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 {
-	for (size_t i = 0; i < p->ndecisions; i++) {
+	/* in file order: each stripped option among the lines around it */
+	for (size_t i = 0; i <= p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
 		bool by_chain = false;
-		if (!d->breaks_stack)
+		add_options_at(p, i, true, out);
+		if (i == p->ndecisions || !d->breaks_stack)
 			continue;
 		/* a line the plan keeps or strips for what its dependencies would do: the
 		 * chain of each change says how (a pin's own reason is that chain already) */
@@ -445,10 +461,6 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "%s: %s (a dependency): ", h->origin ? h->origin : "-", h->name);
 		add_comment_text(out, h->why, 0);
 		rr_strbuf_addf(out, "; the plan holds it at %s\n", h->version);
-	}
-	for (size_t i = 0; i < p->nstripped_options; i++) {
-		add_comment_text(out, p->stripped_options[i], 0);
-		rr_strbuf_adds(out, "; the plan leaves the index out\n");
 	}
 	for (size_t i = 0; i < p->nexcludes; i++) {
 		bool said = false;

@@ -152,16 +152,22 @@ static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output
 
 /* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
 /* the first of the stack's reasons, without " (VERSION)": the pin line shows the version */
-static char *short_why(const char *why, const char *version)
+/*
+ * the first cause of a protection, in a few words for a comment: "ROCm build" of
+ * "ROCm build: version carries a ROCm local label (+rocmX.Y...) (2.9.1+rocm7.2.0)"; the
+ * whole reason stays in the JSON and in `inspect`
+ */
+static char *short_why(const char *why)
 {
-	const char *semi = strstr(why, "; ");
-	char *s = semi ? rr_xstrndup(why, (size_t)(semi - why)) : rr_xstrdup(why);
-	RR_AUTOFREE char *tail = version ? rr_xasprintf(" (%s)", version) : NULL;
-	size_t n = strlen(s);
+	size_t n = strlen(why);
+	const char *cuts[] = {": ", " (", "; "};
 
-	if (tail && n > strlen(tail) && strcmp(s + n - strlen(tail), tail) == 0)
-		s[n - strlen(tail)] = '\0';
-	return s;
+	for (size_t i = 0; i < RR_ARRAY_LEN(cuts); i++) {
+		const char *c = strstr(why, cuts[i]);
+		if (c && (size_t)(c - why) < n)
+			n = (size_t)(c - why);
+	}
+	return rr_xstrndup(why, n);
 }
 
 static bool marker_applies(struct builder *b, const struct rr_item *it)
@@ -227,7 +233,7 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 	if (is_url &&
 	    (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text_expanded))) {
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
-		       rr_xasprintf("URL points at a CUDA wheel location (%s)", rule));
+		       rr_xasprintf("a CUDA wheel URL (%s)", rule));
 		d->breaks_stack = true;
 		return;
 	}
@@ -243,16 +249,16 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 	}
 	if ((rule = rr_policy_match_cuda_only(in->policy, key))) {
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_ONLY, NULL,
-		       rr_xasprintf("CUDA-only package (%s)", rule));
+		       rr_xasprintf("CUDA-only (%s)", rule));
 		d->breaks_stack = true;
 		return;
 	}
 	prot = rr_stack_lookup(in->stack, key);
 	clash = prot ? NULL : rr_stack_clash(in->stack, in->policy, key);
 	if (prot && is_url) {
-		RR_AUTOFREE char *why = short_why(prot->why, prot->version);
+		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED_URL, NULL,
-		       rr_xasprintf("a direct URL would replace the protected %s %s (%s)", prot->name,
+		       rr_xasprintf("a direct URL would replace the protected %s %s, %s", prot->name,
 				    prot->version, why));
 		d->breaks_stack = true;
 		return;
@@ -271,17 +277,20 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 
 		d->breaks_stack = !satisfied;
 		if (it->constraint) {
+			/* the plan pins the installed build itself (above, or in the file) */
 			decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED, NULL,
-			       rr_xasprintf("constraint on the protected %s %s dropped; the pin "
-					    "below holds it",
-					    prot->name, prot->version));
+			       rr_xasprintf(satisfied ? "a constraint on the protected %s, which "
+							"the plan pins"
+						      : "it would replace the protected %s, which "
+							"the plan pins",
+					    prot->name));
 			return;
 		}
-		RR_AUTOFREE char *why = short_why(prot->why, prot->version);
+		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
-		       satisfied ? rr_xasprintf("protected: %s", why)
+		       satisfied ? rr_xasprintf("protected, %s", why)
 				 : rr_xasprintf("the version asked for would replace the protected "
-						"build (%s)",
+						"build, %s",
 						why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
@@ -444,6 +453,22 @@ static char *option_line(const struct rr_optline *o)
 	return rr_xasprintf("%s %s", o->name, value);
 }
 
+/* where option line o stands among the items (their decisions): before the first item of
+ * its file below it, else after its file's last item, else after everything */
+static size_t option_at(const struct rr_reqset *rs, const struct rr_optline *o)
+{
+	size_t after = rs->nitems;
+
+	for (size_t k = 0; k < rs->nitems; k++) {
+		if (strcmp(rs->items[k].path, o->path) != 0)
+			continue;
+		if (rs->items[k].line > o->line)
+			return k;
+		after = k + 1;
+	}
+	return after;
+}
+
 static void decide_options(struct builder *b)
 {
 	const struct rr_reqset *rs = b->in->reqs;
@@ -466,9 +491,13 @@ static void decide_options(struct builder *b)
 		if (rule) {
 			RR_AUTOFREE char *raw = rr_xasprintf("%s %s", o->name, o->value);
 			RR_AUTOFREE char *shown = rr_redact_credentials(raw);
+			size_t n = b->plan->nstripped_options;
 			RR_PUSH(b->plan->stripped_options, b->plan->nstripped_options, b->cap_stripped) =
-				rr_xasprintf("%s  (%s:%u: CUDA wheel index, %s)", shown, o->path, o->line,
-					     rule);
+				rr_xasprintf("%s:%u: %s: %s", o->path, o->line, shown, rule);
+			b->plan->stripped_option_at =
+				rr_xrealloc(b->plan->stripped_option_at,
+					    b->cap_stripped * sizeof(*b->plan->stripped_option_at));
+			b->plan->stripped_option_at[n] = option_at(rs, o);
 			free(line);
 			continue;
 		}
@@ -494,7 +523,7 @@ static void add_pins(struct builder *b)
 		pin->name = rr_xstrdup(p->name);
 		pin->version = rr_xstrdup(p->version);
 		pin->why = rr_xstrdup(p->why);
-		pin->short_why = short_why(p->why, p->version);
+		pin->short_why = short_why(p->why);
 		pin->in_requirements = false;
 		pin->clash_group = p->clash_group ? rr_xstrdup(p->clash_group) : NULL;
 		pin->bridge = p->dist && p->dist->bridged && p->dist->site ? rr_xstrdup(p->dist->site)
@@ -822,6 +851,7 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	rr_strv_free_array(p->inputs, p->ninputs);
 	rr_strv_free_array(p->option_lines, p->noption_lines);
 	rr_strv_free_array(p->stripped_options, p->nstripped_options);
+	free(p->stripped_option_at);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		struct rr_decision *d = &p->decisions[i];
 		free(d->source);

@@ -118,7 +118,7 @@ def test_env_secrets(tmp):
     p = run(["plan", "--no-index", "--venv", venv, "cuda.txt"], cwd=d,
             env=dict(env, RR_H_CU="cu121"))
     out = p.stdout.decode() if p else ""
-    check(p is not None and "#   --extra-index-url https://download.pytorch.org/whl/${RR_H_CU}"
+    check(p is not None and "#   cuda.txt:1: --extra-index-url https://download.pytorch.org/whl/${RR_H_CU}:"
           in out and "\n--extra-index-url" not in out,
           "a CUDA index given through ${VAR} is matched expanded, shown as written", out)
 

@@ -202,7 +202,7 @@ def test_uv_meanings():
     p = run(base + ["-r", safe, "-c", cons])
     lines = plan_lines(p)
     check(p.returncode == 0 and any(l.startswith("-c ") and "/constraints-" in l for l in lines)
-          and "#   -c torch==2.4.0" in p.stdout and "demo/constraints.txt" in p.stdout,
+          and "demo/constraints.txt:2: -c torch==2.4.0: " in p.stdout and "demo/constraints.txt" in p.stdout,
           "-c FILE: torch==2.4.0 stripped from a filtered copy the plan refers to",
           p.stdout + p.stderr)
     p = run(base + ["-r", safe, "-c", "/nonexistent/c.txt"])

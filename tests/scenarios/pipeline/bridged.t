@@ -18,12 +18,12 @@ result plan,decisions,check,excludes <inline>
 #>plan # 1 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
 #>plan # bridged: apex, torch, torchaudio, torchvision, triton come from /opt/venv/lib/python3.12/site-packages through a .pth file; pip sees them there, uv does not: install with `rocm-resolve install` or give uv the --uv-excludes file
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan accelerate
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # pinned: protected: ROCm build: version carries a ROCm local label (+rocmX.Y...) (asked: torch>=2.0)
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # pinned: protected, ROCm build (asked: torch>=2.0)
 #>decision @DIR@/requirements.txt:1 keep ok accelerate
 #>decision @DIR@/requirements.txt:2 pin protected torch==2.9.1+rocm7.2.0.lw.git7e1940d4
 #>check intact

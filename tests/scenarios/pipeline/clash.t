@@ -51,12 +51,12 @@ result plan,decisions,check <inline>
 #>plan # 1 kept, 0 pinned, 1 stripped, 0 held back; 4 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
 #>plan pytorch-triton-rocm==3.4.0  # GPU-family package installed with the ROCm torch 2.8.0+rocm6.4
-#>plan torch==2.8.0+rocm6.4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.8.0+rocm6.4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.23.0+rocm6.4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan torch==2.8.0+rocm6.4  # ROCm build
+#>plan torchaudio==2.8.0+rocm6.4  # ROCm build
+#>plan torchvision==0.23.0+rocm6.4  # ROCm build
 #>plan filelock
 #>plan # stripped:
-#>plan #   rr-only-triton  (@DIR@/requirements.txt:1: Because @DIR@/requirements.txt:1 requires rr-only-triton and every version of rr-only-triton depends on triton but triton is forbidden (would overwrite a protected module), the requirements cannot be satisfied.)
+#>plan #   @DIR@/requirements.txt:1: rr-only-triton: Because @DIR@/requirements.txt:1 requires rr-only-triton and every version of rr-only-triton depends on triton but triton is forbidden (would overwrite a protected module), the requirements cannot be satisfied.
 #>decision @DIR@/requirements.txt:1 strip no-safe-version -
 #>decision @DIR@/requirements.txt:2 keep ok filelock
 #>check breaks

@@ -25,19 +25,19 @@ result plan,decisions,check <inline>
 #>plan # 2 kept, 0 pinned, 2 stripped, 0 held back; 5 protected distributions
 #>plan -c @DIR@/data/constraints/constraints-8e0b3ba860a6483c.txt
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan requests
 #>plan # stripped:
-#>plan #   -c torch==2.4.0  (@DIR@/constraints.txt:1: constraint on the protected torch 2.9.1+rocm7.2.0.lw.git7e1940d4 dropped; the pin below holds it)
-#>plan #   -c nvidia-nccl-cu12==2.20.5  (@DIR@/constraints.txt:2: CUDA-only package (CUDA build (name ends in -cuNN / -cudaNN): NVIDIA-only libraries))
+#>plan #   @DIR@/constraints.txt:1: -c torch==2.4.0: it would replace the protected torch, which the plan pins
+#>plan #   @DIR@/constraints.txt:2: -c nvidia-nccl-cu12==2.20.5: CUDA-only (NVIDIA-only libraries, a -cuNN / -cudaNN build)
 #>decision @DIR@/constraints.txt:1 strip protected -
 #>decision @DIR@/constraints.txt:2 strip cuda-only -
 #>decision @DIR@/constraints.txt:3 keep constraint -
 #>decision @DIR@/requirements.txt:2 keep ok requests
 #>check breaks
-#>check @DIR@/constraints.txt:1: -c torch==2.4.0: constraint on the protected torch 2.9.1+rocm7.2.0.lw.git7e1940d4 dropped; the pin below holds it; the plan strips it
-#>check @DIR@/constraints.txt:2: -c nvidia-nccl-cu12==2.20.5: CUDA-only package (CUDA build (name ends in -cuNN / -cudaNN): NVIDIA-only libraries); the plan strips it
+#>check @DIR@/constraints.txt:1: -c torch==2.4.0: it would replace the protected torch, which the plan pins; the plan strips it
+#>check @DIR@/constraints.txt:2: -c nvidia-nccl-cu12==2.20.5: CUDA-only (NVIDIA-only libraries, a -cuNN / -cudaNN build); the plan strips it

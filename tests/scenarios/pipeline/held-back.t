@@ -45,11 +45,11 @@ result plan,decisions,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan rr-parent
 #>plan # held back for the ROCm stack (the newest release would break it)
 #>plan rr-held==1.0  # rr-held 1.1 requires torch==2.8.0; the protected torch is 2.9.1+rocm7.2.0.lw.git7e1940d4

@@ -27,17 +27,17 @@ result plan,decisions,check <inline>
 #>plan --index-url https://mirror.example.com/simple
 #>plan # credentials in index URLs are never written: give them to the installer through ~/.netrc, keyring, or ${VAR} in the URL
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # pinned: the version asked for would replace the protected build (ROCm build: version carries a ROCm local label (+rocmX.Y...)) (asked: torch==2.4.0)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # pinned: protected: ROCm build: version carries a ROCm local label (+rocmX.Y...) (asked: torchvision>=0.19)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # pinned: the version asked for would replace the protected build, ROCm build (asked: torch==2.4.0)
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # pinned: protected, ROCm build (asked: torchvision>=0.19)
 #>plan accelerate
 #>plan pywin32 ; sys_platform == "win32"
 #>plan flash-attn  # unknown: dependencies unknown until it is built, and its build needs torch: build it with --no-build-isolation against the installed torch, or use a ROCm wheel (flash-attention: compiled (or Triton) kernels for one GPU vendor)
 #>plan # stripped:
-#>plan #   --extra-index-url https://download.pytorch.org/whl/cu121  (@DIR@/requirements.txt:1: CUDA wheel index, download.pytorch.org CUDA index)
-#>plan #   nvidia-cublas-cu12==12.1.3.1  (@DIR@/requirements.txt:6: CUDA-only package (CUDA build (name ends in -cuNN / -cudaNN): NVIDIA-only libraries))
+#>plan #   @DIR@/requirements.txt:1: --extra-index-url https://download.pytorch.org/whl/cu121: download.pytorch.org CUDA index
+#>plan #   @DIR@/requirements.txt:6: nvidia-cublas-cu12==12.1.3.1: CUDA-only (NVIDIA-only libraries, a -cuNN / -cudaNN build)
 #>decision @DIR@/requirements.txt:3 pin protected torch==2.9.1+rocm7.2.0.lw.git7e1940d4
 #>decision @DIR@/requirements.txt:4 pin protected torchvision==0.24.0+rocm7.2.0.gitb919bd0c
 #>decision @DIR@/requirements.txt:5 keep ok accelerate
@@ -45,6 +45,6 @@ result plan,decisions,check <inline>
 #>decision @DIR@/requirements.txt:7 keep marker-false pywin32 ; sys_platform == "win32"
 #>decision @DIR@/requirements.txt:8 keep deps-unknown flash-attn
 #>check breaks
-#>check @DIR@/requirements.txt:3: torch==2.4.0: the version asked for would replace the protected build (ROCm build: version carries a ROCm local label (+rocmX.Y...)); the plan has torch==2.9.1+rocm7.2.0.lw.git7e1940d4
-#>check @DIR@/requirements.txt:6: nvidia-cublas-cu12==12.1.3.1: CUDA-only package (CUDA build (name ends in -cuNN / -cudaNN): NVIDIA-only libraries); the plan strips it
-#>check --extra-index-url https://download.pytorch.org/whl/cu121  (@DIR@/requirements.txt:1: CUDA wheel index, download.pytorch.org CUDA index); the plan leaves the index out
+#>check @DIR@/requirements.txt:1: --extra-index-url https://download.pytorch.org/whl/cu121: download.pytorch.org CUDA index; the plan leaves the index out
+#>check @DIR@/requirements.txt:3: torch==2.4.0: the version asked for would replace the protected build, ROCm build; the plan has torch==2.9.1+rocm7.2.0.lw.git7e1940d4
+#>check @DIR@/requirements.txt:6: nvidia-cublas-cu12==12.1.3.1: CUDA-only (NVIDIA-only libraries, a -cuNN / -cudaNN build); the plan strips it

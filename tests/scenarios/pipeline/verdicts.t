@@ -71,11 +71,11 @@ result plan,decisions,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 0 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan rr-deep==1.0  # held back: rr-deep 1.1 -> rr-deep-mid>=2 -> rr-deep-mid 2.0 requires torchaudio==2.4.1; the protected torchaudio is 2.9.0+rocm7.2.0.gite3c6ee2b (asked: rr-deep)
 #>decision @DIR@/requirements.txt:1 pin held-back rr-deep==1.0
 #>check breaks
@@ -93,11 +93,11 @@ result plan,decisions,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 1 pinned, 0 stripped, 0 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan rr-top==1.0  # held back: rr-top 2.0 -> rr-deep>=1.1 -> rr-deep 1.1 -> rr-deep-mid>=2 -> rr-deep-mid 2.0 requires torchaudio==2.4.1; the protected torchaudio is 2.9.0+rocm7.2.0.gite3c6ee2b (asked: rr-top)
 #>plan packaging
 #>decision @DIR@/requirements.txt:1 pin held-back rr-top==1.0
@@ -116,11 +116,11 @@ result plan,decisions,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 1 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan rr-kit
 #>plan # held back for the ROCm stack (the newest release would break it)
 #>plan rr-deep==1.0  # rr-deep 1.1 -> rr-deep-mid>=2 -> rr-deep-mid 2.0 requires torchaudio==2.4.1; the protected torchaudio is 2.9.0+rocm7.2.0.gite3c6ee2b
@@ -156,11 +156,11 @@ result plan,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 2 kept, 0 pinned, 0 stripped, 1 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan accelerate
 #>plan rr-torchkit
 #>plan # held back for the ROCm stack (the newest release would break it)
@@ -224,17 +224,17 @@ result plan,decisions,check <inline>
 #>plan # resolved against: https://pypi.org/simple (default)
 #>plan # 2 kept, 0 pinned, 3 stripped, 0 held back; 5 protected distributions
 #>plan # protected ROCm stack: installed builds held at their versions
-#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
-#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build: version carries a ROCm local label (+rocmX.Y...)
+#>plan apex==1.9.0+rocm7.2.0.gite37ed124  # ROCm build
+#>plan torch==2.9.1+rocm7.2.0.lw.git7e1940d4  # ROCm build
+#>plan torchaudio==2.9.0+rocm7.2.0.gite3c6ee2b  # ROCm build
+#>plan torchvision==0.24.0+rocm7.2.0.gitb919bd0c  # ROCm build
+#>plan triton==3.5.1+rocm7.2.0.gita272dfa8  # ROCm build
 #>plan einops
 #>plan mamba-ssm
 #>plan # stripped:
-#>plan #   flash-attn  (@DIR@/requirements.txt:1: no wheel here, and its build needs torch: pip install --no-build-isolation flash-attn==2.8.3)
-#>plan #   rr-needs-fa  (@DIR@/requirements.txt:2: needs flash-attn, which has no wheel here and builds against torch: pip install --no-build-isolation flash-attn==2.8.3 first)
-#>plan #   xformers  (@DIR@/requirements.txt:3: no wheel here, and its build needs torch: pip install --no-build-isolation xformers==0.0.32)
+#>plan #   @DIR@/requirements.txt:1: flash-attn: no wheel here, and its build needs torch: pip install --no-build-isolation flash-attn==2.8.3
+#>plan #   @DIR@/requirements.txt:2: rr-needs-fa: needs flash-attn, which has no wheel here and builds against torch: pip install --no-build-isolation flash-attn==2.8.3 first
+#>plan #   @DIR@/requirements.txt:3: xformers: no wheel here, and its build needs torch: pip install --no-build-isolation xformers==0.0.32
 #>decision @DIR@/requirements.txt:1 strip build-needs-torch -
 #>decision @DIR@/requirements.txt:2 strip build-needs-torch -
 #>decision @DIR@/requirements.txt:3 strip build-needs-torch -
