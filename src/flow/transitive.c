@@ -803,10 +803,12 @@ static rr_err resolve_as_written(struct ctx *c, const struct rr_resolve_request 
 	struct rr_provider prov = *c->prov;
 	rr_err rc;
 
-	/* the pages are there from the plan's resolution (the stack's came with its
-	 * first batch); the crawl's guesses (the newest release) are not what an
-	 * installer that prefers installed versions takes: no prefetching */
-	prov.prefetch = NULL;
+	/* most pages are there from the plan's resolution (the stack's came with its
+	 * first batch). The pages of what a release it takes requires are asked for at
+	 * once (a torch from the index names a dozen CUDA projects the plan never met:
+	 * one round trip, not a dozen in a row); the crawl follows those it does not
+	 * skip. The resolver's guess of a release to fetch ahead is not asked for: the
+	 * newest, where an installer prefers the installed version */
 	prov.prefetch_deps = NULL;
 	/* the stack is what is installed, preferred like every installed version and
 	 * replaceable like them; nothing is forbidden */

@@ -679,13 +679,22 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 	}
 }
 
-/* the resolver will ask for these soon (the lines of a release it took) */
+/*
+ * the resolver will ask for these soon (the lines of a release it took; never a name it
+ * holds fixed or forbidden). One the crawl skips is asked for all the same, its page
+ * only: the input as written is resolved without the stack fixed, and a torch it takes
+ * names a dozen CUDA projects (one round trip for them all, not one each)
+ */
 static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
 
-	for (size_t i = 0; i < n; i++)
-		crawl_add(ip, keys[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (ip->skip && ip->skip(ip->skip_ctx, keys[i]))
+			rr_index_want_project(ip->client, keys[i], PRIO_PAGE);
+		else
+			crawl_add(ip, keys[i]);
+	}
 }
 
 /* pages wanted beside the crawl (the protected stack's, for the resolution of the input

@@ -556,10 +556,13 @@ static rr_err rs_dependencies(void *ctx, struct pg_solver *pg, uint32_t pkg, uin
 		size_t nk = 0;
 		for (size_t i = 0; i < n; i++) {
 			/* only lines that will count (marker true here, the extra's own lines
-			 * for "name[extra]"): hinting the rest fetched pages nobody uses */
+			 * for "name[extra]") and names it will ask the provider about (not
+			 * fixed, forbidden or in a fixed clash group): hinting the rest
+			 * fetched pages nobody uses */
 			const struct rr_requirement *req = &deps[i].req;
 			bool holds = false;
-			if (deps[i].rc == RR_OK &&
+			if (deps[i].rc == RR_OK && !find_fixed(r->rq, req->key) &&
+			    !find_forbidden(r->rq, req->key) && !clash_fixed(r->rq, req->key) &&
 			    (!extra || (req->marker && rr_marker_uses_extra(req->marker))) &&
 			    marker_holds(r, req, extra, &holds, NULL) == RR_OK && holds && !req->url)
 				keys[nk++] = req->key;

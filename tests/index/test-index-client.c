@@ -1015,6 +1015,48 @@ static void test_crawl_pipelined(void **state)
 	rr_index_client_free(c);
 }
 
+static bool skip_nvidia(void *ctx, const char *key)
+{
+	(void)ctx;
+	return strncmp(key, "nvidia-", 7) == 0;
+}
+
+/*
+ * the resolver's hint names projects the crawl skips (the input as written is resolved
+ * without the stack fixed, and a torch it takes names CUDA-only projects): their pages
+ * are asked for at once, all of them while the first is still on its way, and they are
+ * not crawled (no metadata of theirs). Before, nothing: each page came when the resolver
+ * asked for it, one after the other
+ */
+static void test_prefetch_skipped_pages(void **state)
+{
+	static const char *const keys[] = {"nvidia-cuda-nvrtc-cu12", "nvidia-nvtx-cu12", "six"};
+	struct rr_index_client *c = client(NULL, 1, "/_fault/slow/800/nvidia-cuda-nvrtc-cu12/simple");
+	struct rr_venv_opts vo = {0};
+	RR_AUTOFREE char *vpath = rr_xasprintf("%s/fixtures/venvs/rocm72", getenv("RR_SRCDIR"));
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_provider prov;
+	(void)state;
+
+	assert_int_equal(rr_venv_load(vpath, &vo, &v, NULL), RR_OK);
+	rr_test_index_reset(base);
+	ip = rr_index_provider_new(c, v, skip_nvidia, NULL);
+	rr_index_provider_get(ip, &prov);
+	prov.prefetch(prov.ctx, keys, 3);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "/simple/nvidia-cuda-nvrtc-cu12/"), 1);
+	assert_int_equal(rr_test_index_order(base, "in:/simple/nvidia-nvtx-cu12/",
+					     "out:/simple/nvidia-cuda-nvrtc-cu12/"), 1);
+	/* pages only: the crawl follows six (its page), not the skipped ones' releases */
+	assert_int_equal(rr_test_index_seen(base, "/simple/six/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "nvidia_nvtx_cu12-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "nvidia_cuda_nvrtc_cu12-"), 0);
+	rr_index_provider_free(ip);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
 /*
  * a walk down a project's releases: once the resolver misses a release below the
  * one it asked about before, the metadata of the releases it would try next is
@@ -1401,6 +1443,7 @@ int main(void)
 		cmocka_unit_test(test_provider_crawl),
 		cmocka_unit_test(test_crawl_pipelined),
 		cmocka_unit_test(test_walk_ahead),
+		cmocka_unit_test(test_prefetch_skipped_pages),
 		cmocka_unit_test(test_pages_format),
 		cmocka_unit_test(test_find_links),
 		cmocka_unit_test(test_index_priority),
