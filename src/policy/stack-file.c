@@ -107,6 +107,18 @@ static int cmp_key(const void *a, const void *b)
 	return strcmp(((const struct rr_dist *)a)->key, ((const struct rr_dist *)b)->key);
 }
 
+/* a URL's password in *text (or NULL) redacted, as a live load does */
+static void redact_in_place(char **text)
+{
+	char *shown;
+
+	if (!*text)
+		return;
+	shown = rr_redact_password(*text);
+	free(*text);
+	*text = shown;
+}
+
 static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size_t idx,
 			struct rr_dist *d)
 {
@@ -150,11 +162,7 @@ static rr_err load_dist(const struct snap *s, struct rr_venv *v, json_t *o, size
 	}
 	/* a live load redacts the password of a direct URL; a stack file written by hand, or
 	 * by an older version, may not have: it is shown by inspect and the plan's JSON */
-	if (d->direct_url) {
-		char *shown = rr_redact_password(d->direct_url);
-		free(d->direct_url);
-		d->direct_url = shown;
-	}
+	redact_in_place(&d->direct_url);
 	/* the live load warned already (the stack file keeps its warnings) */
 	if (d->version_text && !d->problem &&
 	    rr_version_parse(d->version_text, &d->version, &e) == RR_OK)
@@ -219,6 +227,8 @@ static rr_err load_constraints(const struct snap *s, struct rr_venv *v, json_t *
 		if ((rc = get_str(s, o, "file", false, where, &c->file)) ||
 		    (rc = get_str(s, o, "requirement", false, where, &c->requirement)))
 			return rc;
+		redact_in_place(&c->file);
+		redact_in_place(&c->requirement);
 	}
 	return RR_OK;
 }
@@ -269,6 +279,7 @@ static rr_err load_doc(const struct snap *s, json_t *root, struct rr_venv *v)
 	    (rc = get_strv(s, root, "warnings", "", &v->warnings, &v->nwarnings)) ||
 	    (rc = load_markers(s, v, json_object_get(root, "markers"))))
 		return rc;
+	redact_in_place(&v->pip_constraint);
 	torch = json_object_get(root, "torch");
 	if (torch && !json_is_null(torch)) {
 		if (!json_is_object(torch))

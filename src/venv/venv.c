@@ -765,10 +765,11 @@ static void read_constraint_file(struct loader *l, const char *path)
 {
 	RR_AUTO_STRBUF struct rr_strbuf buf = RR_STRBUF_INIT;
 	RR_AUTO_ERROR rr_error e = RR_ERROR_INIT;
+	RR_AUTOFREE char *shown = rr_redact_password(path);
 	unsigned lineno = 0;
 
-	if (rr_file_read(AT_FDCWD, path, RR_VENV_MAX_SMALL, 0, path, &buf, &e)) {
-		warn(l, "pip constraint %s: %s", path, e.msg);
+	if (rr_file_read(AT_FDCWD, path, RR_VENV_MAX_SMALL, 0, shown, &buf, &e)) {
+		warn(l, "pip constraint %s: %s", shown, e.msg);
 		return;
 	}
 	for (const char *s = buf.buf, *end = buf.buf + buf.len; s < end;) {
@@ -776,6 +777,7 @@ static void read_constraint_file(struct loader *l, const char *path)
 		RR_AUTOFREE char *t = trimmed_dup(s, (size_t)((nl ? nl : end) - s));
 		char *hash = strstr(t, " #");
 		struct rr_venv_constraint *c;
+		char *redacted;
 
 		s = nl ? nl + 1 : end;
 		lineno++;
@@ -784,9 +786,13 @@ static void read_constraint_file(struct loader *l, const char *path)
 		if (!*t || t[0] == '#' || t[0] == '-')
 			continue;
 		c = &RR_PUSH(l->v->constraints, l->v->nconstraints, l->cap_constraints);
-		c->file = rr_xstrdup(path);
+		c->file = rr_xstrdup(shown);
 		c->line = lineno;
+		/* a fact the stack file and inspect carry: a URL's password never goes there */
 		c->requirement = trimmed_dup(t, strlen(t));
+		redacted = rr_redact_password(c->requirement);
+		free(c->requirement);
+		c->requirement = redacted;
 	}
 }
 
@@ -803,7 +809,7 @@ static void read_pip_constraint(struct loader *l)
 	if (env && *env) {
 		RR_AUTOFREE char *copy = rr_xstrdup(env);
 		char *save = NULL;
-		l->v->pip_constraint = rr_xstrdup(env);
+		l->v->pip_constraint = rr_redact_password(env);
 		for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save))
 			read_constraint_file(l, t);
 		return;

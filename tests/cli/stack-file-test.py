@@ -196,6 +196,38 @@ def main():
         elif "alice:****@repo.example" not in out:
             fail(f"{' '.join(args[:3])}: the redacted direct URL is not shown:\n{out}")
 
+    # issue 14 item 6: the pip constraint is a fact the stack file and inspect carry; a URL
+    # in it (a line 'pkg @ https://user:pw@...', or PIP_CONSTRAINT naming a URL, which pip
+    # accepts) keeps its password out of both, live and read back from a file
+    pc = os.path.join(tmp, "pc.txt")
+    with open(pc, "w") as f:
+        f.write("numpy==2.2.6\nmypkg @ https://carl:c0nstrPW@files.example/mypkg-1.0-py3-none-any.whl\n")
+    venv72 = os.path.join(venvs, "rocm72")
+    live = dict(host, RR_SYSROOT=os.path.join(venvs, "sysroot-rocm72"),
+                PIP_CONSTRAINT=f"{pc} https://dan:envPW@c.example/c.txt")
+    rc, out, err = run(["inspect", "--format", "json", "--venv", venv72], live)
+    doc_pc = json.loads(out) if rc == 0 else {}
+    for args, env in ((["inspect", "--venv", venv72], live),
+                      (["inspect", "--format", "json", "--venv", venv72], live)):
+        rc, out, err = run(args, env)
+        if "c0nstrPW" in out + err or "envPW" in out + err or rc != 0:
+            fail(f"{' '.join(args[:3])}: a pip constraint's password printed (exit {rc}):\n{out}{err}")
+        elif "dan:****@c.example" not in out:
+            fail(f"{' '.join(args[:3])}: the redacted constraint URL is not shown:\n{out}")
+    if "carl:****@files.example" not in json.dumps(doc_pc.get("pip_constraints")):
+        fail(f"the constraint line is not kept, redacted: {doc_pc.get('pip_constraints')}")
+    d = json.loads(json.dumps(doc))
+    d["pip_constraint"] = "https://dan:envPW@c.example/c.txt"
+    d["pip_constraints"] = [{"file": "https://dan:envPW@c.example/c.txt", "line": 1,
+                             "requirement": "mypkg @ https://carl:c0nstrPW@files.example/m.whl"}]
+    with open(cred, "w") as f:
+        json.dump(d, f)
+    for args in (["inspect", "--stack", cred], ["inspect", "--format", "json", "--stack", cred]):
+        rc, out, err = run(args, host)
+        if "c0nstrPW" in out + err or "envPW" in out + err or rc != 0:
+            fail(f"{' '.join(args[:3])}: a stack file's pip constraint password printed "
+                 f"(exit {rc}):\n{out}{err}")
+
     print(f"{len(ENVS)} environments, {ncompared} live/stack-file comparisons")
     if failures:
         print(f"{len(failures)} failures")

@@ -158,6 +158,22 @@ def main():
         p = subprocess.run([runner, os.path.join(d, "case.t")], capture_output=True, text=True,
                            timeout=60, env=env())
         check("the redacted report replays", p.returncode == 0 and "1 passed" in p.stdout, p.stdout)
+
+        # the pip constraint in force is a fact the report's stack.json carries: a URL's
+        # password in it (a line, or PIP_CONSTRAINT naming a URL) stays out of the report
+        write(os.path.join(w, "pc.txt"),
+              "numpy==2.2.6\nmypkg @ https://carl:c0nstrPW@files.example/m-1.0-py3-none-any.whl\n")
+        d = os.path.join(w, "constraint")
+        r = rr(["--write-testcase", d, "requirements.txt"], w,
+               PIP_CONSTRAINT=os.path.join(w, "pc.txt") + " https://dan:envPW@c.example/c.txt")
+        text = all_text(d) if os.path.isdir(d) else ""
+        check("--write-testcase under a pip constraint exits 0", r.returncode == 0, r.stderr)
+        for secret in ("c0nstrPW", "envPW"):
+            check(f"the report holds no pip constraint's '{secret}'",
+                  secret not in text and secret not in r.stderr,
+                  [l for l in (text + r.stderr).splitlines() if secret in l])
+        check("the constraint line is in the report, its password redacted",
+              "carl:****@files.example" in read(os.path.join(d, "stack.json")), text)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{n - len(fails)} passed, {len(fails)} failed")
