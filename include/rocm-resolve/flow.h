@@ -13,6 +13,8 @@
  * The steps, in order:
  *   1. policy: the embedded data/policy.json, then every --policy file;
  *   2. inputs: requirements files / pyproject.toml, flattened into one reqset;
+ *      lock files (uv.lock, pylock.toml) are read and checked here, and what they
+ *      install in the environment is added to the reqset once step 3 knows it;
  *   3. environment: --venv, else discovery; its protected stack;
  *   4. indexes (see rr_flow_indexes): the list the resolver asks and the plan names;
  *   5. resolution with the stack fixed, on opts->provider or an index-backed one;
@@ -39,6 +41,7 @@ struct rr_plan_index;
 struct rr_index_event;
 struct rr_local;
 struct rr_plan_local;
+struct rr_lock;
 
 struct rr_flow_opts {
 	/* inputs */
@@ -52,6 +55,7 @@ struct rr_flow_opts {
 	bool all_extras;
 	const char *const *groups;
 	size_t ngroups;
+	bool all_groups;
 	/* environment */
 	const char *command; /* for messages */
 	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda
@@ -108,6 +112,8 @@ struct rr_flow {
 	struct rr_policy *policy;
 	struct rr_reqset reqs;
 	bool have_reqs;
+	struct rr_lock *locks; /* lock-file inputs (uv.lock, pylock.toml), selected into reqs */
+	size_t nlocks, cap_locks;
 	struct rr_venv *venv;
 	struct rr_stack *stack;
 	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */

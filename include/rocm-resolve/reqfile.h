@@ -64,6 +64,9 @@ struct rr_item {
 	 * Never NULL; the same pointer as text when nothing was expanded */
 	char *text_expanded;
 	bool constraint; /* came from a -c file */
+	/* a lock entry "name==version": an installed version other than exactly this one
+	 * (2.9.1+rocm7.2 for 2.9.1) is replaced, as `uv sync` replaces it */
+	bool exact_version;
 	bool editable;	 /* -e */
 	enum rr_item_kind kind;
 	/* RR_ITEM_REQ: parsed; RR_ITEM_URL: req.url = the URL/path as written,
@@ -120,6 +123,7 @@ struct rr_input_sel {
 	bool all_extras;
 	const char *const *groups;
 	size_t ngroups;
+	bool all_groups; /* every PEP 735 group (and a lock's every dependency group) */
 };
 
 /* read and parse a requirements file ("-" = stdin) and everything it includes */

@@ -9,10 +9,13 @@
 
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/index.h"
+#include "rocm-resolve/lockfile.h"
+#include "rocm-resolve/marker.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/policy.h"
 #include "rocm-resolve/provider.h"
 #include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/requirement.h"
 #include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
@@ -167,10 +170,21 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		sel.all_extras = o->all_extras;
 		sel.groups = o->groups;
 		sel.ngroups = o->ngroups;
+		sel.all_groups = o->all_groups;
 		/* a partly loaded set is released on failure too */
 		f->have_reqs = true;
-		for (size_t i = 0; !rc && i < o->ninputs; i++)
-			rc = rr_input_load(&f->reqs, o->inputs[i], &sel, err);
+		for (size_t i = 0; !rc && i < o->ninputs; i++) {
+			const char *in = o->inputs[i];
+			if (rr_lock_format_of(in) != RR_LOCK_NONE) {
+				/* read and checked now; what it installs is chosen for the env below */
+				struct rr_lock *lk = &RR_PUSH(f->locks, f->nlocks, f->cap_locks);
+				*lk = (struct rr_lock)RR_LOCK_INIT;
+				rr_reqset_add_file(&f->reqs, in);
+				rc = rr_lock_load(lk, in, err);
+			} else {
+				rc = rr_input_load(&f->reqs, in, &sel, err);
+			}
+		}
 		for (size_t i = 0; !rc && i < o->nconstraints; i++)
 			rc = load_constraints(&f->reqs, o->constraints[i], err);
 		if (rc)
@@ -190,6 +204,16 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		rc = rr_stack_require(f->stack, f->venv, err);
 	if (rc)
 		goto fail;
+	if (f->nlocks) {
+		/* a lock installs what its markers choose for this environment */
+		struct rr_marker_env env;
+		char pybuf[16];
+		rr_venv_marker_env(f->venv, &env, pybuf);
+		for (size_t i = 0; !rc && i < f->nlocks; i++)
+			rc = rr_lock_select(&f->locks[i], &env, &sel, &f->reqs, err);
+		if (rc)
+			goto fail;
+	}
 	for (size_t i = 0; i < f->venv->nwarnings; i++)
 		flow_warn(f, rr_xstrdup(f->venv->warnings[i]));
 	for (size_t i = 0; i < f->stack->nwarnings; i++)
@@ -665,7 +689,7 @@ static void read_locals(struct rr_flow *f)
 	}
 }
 
-rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
+static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
 	struct rr_plan_input in = {0};
 	RR_AUTOFREE char *scratch = f->data_dir ? rr_xasprintf("%s/constraints", f->data_dir) : NULL;
@@ -742,6 +766,70 @@ rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *e
 	return rr_plan_build(&in, &f->plan, err);
 }
 
+static void free_indexes(struct rr_flow *f)
+{
+	for (size_t i = 0; i < f->nindexes; i++) {
+		free(f->indexes[i].url);
+		free(f->indexes[i].origin);
+		free((char *)f->index_urls[i]);
+		free((char *)f->index_written[i]);
+	}
+	free(f->indexes);
+	free(f->index_urls);
+	free(f->index_written);
+	f->indexes = NULL;
+	f->index_urls = NULL;
+	f->index_written = NULL;
+	f->nindexes = 0;
+}
+
+/*
+ * a locked version the stack cannot have (rr-speech==2.0 whose chain needs another
+ * torchaudio) is planned again as the bare name, so that the plan holds the newest
+ * release that can stay instead of dropping the package; how many were
+ */
+static size_t relax_locked(struct rr_flow *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->plan->ndecisions && i < f->reqs.nitems; i++) {
+		struct rr_item *it = &f->reqs.items[i];
+		struct rr_requirement bare = RR_REQUIREMENT_INIT;
+
+		if (!it->exact_version || f->plan->decisions[i].reason != RR_WHY_NO_SAFE_VERSION ||
+		    f->res.items == NULL || rr_requirement_parse(it->req.name, &bare, NULL))
+			continue;
+		flow_warn(f, rr_xasprintf("%s:%u: the locked '%s' cannot be installed next to the "
+					  "stack; planned as '%s', the newest release that can",
+					  it->path, it->line, it->text, it->req.name));
+		if (it->text_expanded != it->text)
+			free(it->text_expanded);
+		free(it->text);
+		it->text = rr_xstrdup(it->req.name);
+		it->text_expanded = it->text;
+		rr_requirement_release(&it->req);
+		it->req = bare;
+		it->url_written = NULL;
+		it->exact_version = false;
+		n++;
+	}
+	return n;
+}
+
+rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
+{
+	rr_err rc = plan_once(f, o, err);
+
+	if (rc || !f->nlocks || !f->plan || !f->plan->resolved || !relax_locked(f))
+		return rc;
+	f->plan = rr_plan_free(f->plan);
+	rr_resolution_release(&f->res);
+	free_indexes(f);
+	f->world = rr_free(f->world);
+	f->resolved = false;
+	return plan_once(f, o, err);
+}
+
 struct rr_flow *rr_flow_free(struct rr_flow *f)
 {
 	if (!f)
@@ -752,15 +840,7 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	free(f->locals);
 	free(f->plan_locals);
 	rr_resolution_release(&f->res);
-	for (size_t i = 0; i < f->nindexes; i++) {
-		free(f->indexes[i].url);
-		free(f->indexes[i].origin);
-		free((char *)f->index_urls[i]);
-		free((char *)f->index_written[i]);
-	}
-	free(f->indexes);
-	free(f->index_urls);
-	free(f->index_written);
+	free_indexes(f);
 	rr_config_release(&f->config);
 	for (size_t i = 0; i < f->nwarnings; i++)
 		free(f->warnings[i]);
@@ -772,6 +852,9 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	f->venv = rr_venv_free(f->venv);
 	if (f->have_reqs)
 		rr_reqset_release(&f->reqs);
+	for (size_t i = 0; i < f->nlocks; i++)
+		rr_lock_release(&f->locks[i]);
+	free(f->locks);
 	f->policy = rr_policy_free(f->policy);
 	free(f);
 	return NULL;

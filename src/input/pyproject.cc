@@ -17,6 +17,8 @@
 
 #include <toml++/toml.h>
 
+#include "toml-private.hh"
+
 extern "C" {
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/name.h"
@@ -33,14 +35,12 @@ constexpr size_t max_nesting = 64;
 struct ctx {
 	rr_reqset *set;
 	const char *path;
-	std::string_view text;
+	rr_toml::source src;
 	std::string self_key; /* normalised [project] name, "" when none */
 	const toml::table *optdeps = nullptr;
 	std::vector<std::string> chain;	   /* groups / extras being expanded */
 	std::vector<std::string> expanded; /* "extra|marker" already done */
 	size_t added = 0;
-	/* offset of each line's start, built on first use: one scan, not one per dependency */
-	mutable std::vector<size_t> lstart;
 };
 
 std::string normalize(std::string_view s)
@@ -51,32 +51,9 @@ std::string normalize(std::string_view s)
 	return r;
 }
 
-std::string line_text(const ctx &c, unsigned line)
-{
-	if (c.lstart.empty()) {
-		c.lstart.push_back(0);
-		for (size_t i = 0; i < c.text.size(); i++)
-			if (c.text[i] == '\n')
-				c.lstart.push_back(i + 1);
-	}
-	if (line == 0)
-		line = 1; /* as the scan before the index did */
-	if (line > c.lstart.size())
-		return std::string();
-	size_t pos = c.lstart[line - 1];
-	size_t end = c.text.find('\n', pos);
-	std::string s(c.text.substr(pos, end == std::string_view::npos ? end : end - pos));
-	if (!s.empty() && s.back() == '\r')
-		s.pop_back();
-	return s;
-}
-
 rr_err fail_node(const ctx &c, rr_err code, const toml::node &n, rr_error *err, const char *msg)
 {
-	unsigned line = (unsigned)n.source().begin.line;
-	unsigned col = (unsigned)n.source().begin.column;
-	std::string t = line_text(c, line);
-	return rr_fail_at(err, code, c.path, line, col, t.c_str(), "%s", msg);
+	return c.src.fail(code, n, err, msg);
 }
 
 std::string marker_string(const rr_marker *m)
@@ -102,13 +79,8 @@ rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, rr_error
 		return fail_node(c, RR_E_PARSE, n, err, "dependency must be a string");
 	const std::string &s = sv->get();
 	unsigned line = (unsigned)n.source().begin.line;
-	/* the string's first character follows its opening quote(s) */
-	std::string lt = line_text(c, line);
-	unsigned qcol = (unsigned)n.source().begin.column;
-	unsigned col0 = qcol + 1;
-	if (qcol >= 1 && lt.size() >= qcol + 2 &&
-	    (lt.compare(qcol - 1, 3, "\"\"\"") == 0 || lt.compare(qcol - 1, 3, "'''") == 0))
-		col0 = qcol + 3;
+	std::string lt = c.src.line_text(line);
+	unsigned col0 = c.src.string_col(n);
 
 	struct rr_requirement req = RR_REQUIREMENT_INIT;
 	rr_err rc = rr_requirement_parse(s.c_str(), &req, err);
@@ -386,16 +358,13 @@ extern "C" rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, co
 	ctx c;
 	c.set = set;
 	c.path = path;
-	c.text = std::string_view(text, len);
+	c.src.path = path;
+	c.src.text = std::string_view(text, len);
 	try {
-		toml::table root = toml::parse(c.text, std::string_view(path));
+		toml::table root = toml::parse(c.src.text, std::string_view(path));
 		return load(c, root, sel, err);
 	} catch (const toml::parse_error &e) {
-		unsigned line = (unsigned)e.source().begin.line;
-		unsigned col = (unsigned)e.source().begin.column;
-		std::string t = line_text(c, line);
-		std::string d(e.description());
-		return rr_fail_at(err, RR_E_PARSE, path, line, col, t.c_str(), "%s", d.c_str());
+		return c.src.syntax(e, err);
 	} catch (const std::bad_alloc &) {
 		fputs("rocm-resolve: out of memory\n", stderr);
 		abort();

@@ -186,11 +186,21 @@ static bool marker_applies(struct builder *b, const struct rr_item *it)
 	return yes;
 }
 
-/* would the installed version satisfy what the user asked for? */
-static bool request_satisfied_by(const struct rr_requirement *r, const struct rr_dist *dist)
+/*
+ * would the installed version satisfy what the user asked for? A lock entry
+ * (exact) only when it is that very version: 2.9.1+rocm7.2 meets "==2.9.1" in a
+ * requirements file, but `uv sync` replaces it with the locked 2.9.1
+ */
+static bool request_satisfied_by(const struct rr_item *it, const struct rr_dist *dist)
 {
+	const struct rr_requirement *r = &it->req;
+
 	if (r->url || !dist || !dist->version_ok)
 		return false;
+	if (it->exact_version)
+		return r->spec.n == 1 && r->spec.items[0].op == RR_OP_EQ &&
+		       !r->spec.items[0].wildcard &&
+		       rr_version_cmp(&r->spec.items[0].ver, &dist->version) == 0;
 	return rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW);
 }
 
@@ -273,7 +283,7 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		return;
 	}
 	if (prot) {
-		bool satisfied = request_satisfied_by(&it->req, prot->dist);
+		bool satisfied = request_satisfied_by(it, prot->dist);
 
 		d->breaks_stack = !satisfied;
 		if (it->constraint) {
