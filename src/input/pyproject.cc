@@ -25,6 +25,7 @@ extern "C" {
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/tomledit.h"
 }
 
 namespace {
@@ -339,6 +340,21 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 		if (rc)
 			return rc;
 	}
+	if (sel && sel->all_groups) {
+		/* every group, as `uv lock` locks them all; uv's older [tool.uv]
+		 * dev-dependencies are its "dev" group */
+		for (const auto &kv : groups ? in_file_order(*groups) : decltype(in_file_order(root)){}) {
+			c.chain.clear();
+			rc = expand_group(c, *groups, normalize(kv.first->str()), *kv.second, err);
+			if (rc)
+				return rc;
+		}
+		if (const toml::node *dd = root.at_path("tool.uv.dev-dependencies").node()) {
+			rc = add_array(c, *dd, "", "[tool.uv] dev-dependencies", err);
+			if (rc)
+				return rc;
+		}
+	}
 	if (dyn && c.added == 0)
 		return rr_fail_at(err, RR_E_UNSUPPORTED, c.path, 0, 0, nullptr,
 				  "[project] dependencies are dynamic; they cannot be read without "
@@ -429,4 +445,108 @@ extern "C" void rr_pyproject_info_release(struct rr_pyproject_info *info)
 	free(info->version);
 	free(info->requires_python);
 	*info = {};
+}
+
+/* ---- checks for src/input/tomledit.c's edits ----------------------------- */
+
+namespace {
+
+toml::table *subtable(toml::table &root, const char *const *table, size_t ntable)
+{
+	toml::table *t = &root;
+	for (size_t i = 0; t && i < ntable; i++)
+		t = (*t)[table[i]].as_table();
+	return t;
+}
+
+/* take the keys out, and the tables on the way that hold nothing else and were made for them */
+void strip_keys(toml::table &root, const char *const *table, size_t ntable, const char *const *keys,
+		size_t nkeys, const toml::table *keep_shape)
+{
+	toml::table *t = subtable(root, table, ntable);
+	if (!t)
+		return;
+	for (size_t k = 0; k < nkeys; k++)
+		t->erase(keys[k]);
+	for (size_t depth = ntable; depth > 0; depth--) {
+		toml::table *parent = subtable(root, table, depth - 1);
+		toml::table *self = subtable(root, table, depth);
+		bool existed = keep_shape && subtable(*const_cast<toml::table *>(keep_shape), table, depth);
+		if (!parent || !self || !self->empty() || existed)
+			break;
+		parent->erase(table[depth - 1]);
+	}
+}
+
+} // namespace
+
+extern "C" rr_err rr_toml_check(const char *path, const char *text, size_t len, rr_error *err)
+{
+	rr_toml::source src;
+	src.path = path;
+	src.text = std::string_view(text, len);
+	try {
+		toml::table root = toml::parse(src.text, std::string_view(path));
+		(void)root;
+		return RR_OK;
+	} catch (const toml::parse_error &e) {
+		return src.syntax(e, err);
+	} catch (const std::bad_alloc &) {
+		fputs("rocm-resolve: out of memory\n", stderr);
+		abort();
+	}
+}
+
+extern "C" rr_err rr_toml_check_edit(const char *path, const char *before, size_t nbefore,
+				     const char *after, size_t nafter, const char *const *table,
+				     size_t ntable, const char *const *keys,
+				     const char *const *const *values, const size_t *nvalues,
+				     size_t nkeys, rr_error *err)
+{
+	try {
+		toml::table a = toml::parse(std::string_view(before, nbefore), std::string_view(path));
+		toml::table b;
+		try {
+			b = toml::parse(std::string_view(after, nafter), std::string_view(path));
+		} catch (const toml::parse_error &e) {
+			std::string d(e.description());
+			return rr_fail(err, RR_E_INTERNAL,
+				       "%s: the edited file would not parse (%s at line %u): not written",
+				       path, d.c_str(), (unsigned)e.source().begin.line);
+		}
+		toml::table *bt = subtable(b, table, ntable);
+		for (size_t k = 0; k < nkeys; k++) {
+			if (!values[k])
+				continue;
+			const toml::array *arr = bt ? (*bt)[keys[k]].as_array() : nullptr;
+			bool same = arr && arr->size() == nvalues[k];
+			for (size_t i = 0; same && i < nvalues[k]; i++) {
+				const toml::node *n = arr->get(i);
+				same = n && n->is_string() && n->as_string()->get() == values[k][i];
+			}
+			if (!same)
+				return rr_fail(err, RR_E_INTERNAL,
+					       "%s: the edited file would not hold the intended '%s': "
+					       "not written",
+					       path, keys[k]);
+		}
+		toml::table a_orig = a;
+		/* the keys out of both; the tables only the edit made, out of the new one */
+		strip_keys(a, table, ntable, keys, nkeys, &a_orig);
+		strip_keys(b, table, ntable, keys, nkeys, &a_orig);
+		if (!(a == b))
+			return rr_fail(err, RR_E_INTERNAL,
+				       "%s: the edit would change more than the keys it owns: not "
+				       "written",
+				       path);
+		return RR_OK;
+	} catch (const toml::parse_error &e) {
+		rr_toml::source src;
+		src.path = path;
+		src.text = std::string_view(before, nbefore);
+		return src.syntax(e, err);
+	} catch (const std::bad_alloc &) {
+		fputs("rocm-resolve: out of memory\n", stderr);
+		abort();
+	}
 }

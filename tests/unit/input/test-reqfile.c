@@ -666,6 +666,29 @@ static void test_corpus(void **state)
 }
 
 
+/* all_groups: every PEP 735 group in file order, then [tool.uv] dev-dependencies (uv's "dev") */
+static void test_pyproject_all_groups(void **state)
+{
+	struct rr_reqset set = RR_REQSET_INIT;
+	rr_error err = RR_ERROR_INIT;
+	struct rr_input_sel sel = {NULL, 0, false, NULL, 0, true};
+	static const char text[] = "[project]\nname = \"p\"\ndependencies = [\"a\"]\n"
+				   "[dependency-groups]\nlint = [\"b\", {include-group = \"test\"}]\n"
+				   "test = [\"c\"]\n[tool.uv]\ndev-dependencies = [\"d\"]\n";
+	(void)state;
+
+	assert_int_equal(rr_pyproject_parse(&set, "pyproject.toml", text, strlen(text), &sel, &err),
+			 RR_OK);
+	assert_int_equal(set.nitems, 5);
+	assert_string_equal(set.items[0].text, "a");
+	assert_string_equal(set.items[1].text, "b");
+	assert_string_equal(set.items[2].text, "c");
+	assert_string_equal(set.items[3].text, "c");
+	assert_string_equal(set.items[4].text, "d");
+	assert_int_equal(set.items[4].line, 8);
+	rr_reqset_release(&set);
+}
+
 int main(int argc, char **argv)
 {
 	/* "corpus": only the corpus run, 77 (skipped) when the shared corpus is absent */
@@ -706,6 +729,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_options_and_urls),
 		cmocka_unit_test(test_pyproject),
 		cmocka_unit_test(test_pyproject_errors),
+		cmocka_unit_test(test_pyproject_all_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
