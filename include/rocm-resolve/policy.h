@@ -90,5 +90,11 @@ const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy 
 							 const char *key);
 /* "triton" for triton, pytorch-triton-rocm, triton-rocm, pytorch-triton */
 const char *rr_policy_clash_group(const struct rr_policy *pol, const char *key);
+struct rr_strv;
+/*
+ * every name the clash group's pattern spells out (^(a|b)$, ^x(-y)?$), appended to out
+ * once each; false (out untouched) when the pattern is no finite alternation
+ */
+bool rr_policy_clash_members(const struct rr_policy *pol, const char *group, struct rr_strv *out);
 
 #endif

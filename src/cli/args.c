@@ -32,9 +32,12 @@ enum {
 	C_INSTALL = 1 << 4,
 	C_RESTORE = 1 << 5,
 	C_HELP = 1 << 6,
-	C_ALL = C_PLAN | C_CHECK | C_INSPECT | C_VERIFY | C_INSTALL | C_RESTORE | C_HELP,
+	C_PROJECT = 1 << 7,
+	C_ALL = C_PLAN | C_CHECK | C_INSPECT | C_VERIFY | C_INSTALL | C_RESTORE | C_HELP | C_PROJECT,
 	/* the commands that read INPUTs, resolve and plan */
 	C_RESOLVE = C_PLAN | C_CHECK | C_INSTALL,
+	/* the options of the environment, the indexes and the cache, which project takes too */
+	C_RESOLVING = C_RESOLVE | C_PROJECT,
 };
 
 static int cmd_help(struct rr_cli *cli);
@@ -70,6 +73,15 @@ static const struct rr_cli_command commands[] = {
 	 "put the protected stack back from the snapshot install took",
 	 "Put the protected stack back from the snapshot install took (its store is\n"
 	 "checked first: a tampered one is refused, exit 3, with nothing changed).\n"},
+	{"project", C_PROJECT, RR_CMD_INPUTS, cmd_project, "[options] [DIR...]",
+	 "the [tool.uv] settings that keep uv lock/sync/add off the stack,\n"
+	 "for DIR/pyproject.toml (default .): printed, --write or --check",
+	 "Resolve the uv project in DIR (default .) as uv lock locks it, with the\n"
+	 "stack fixed, and print the [tool.uv] exclude-dependencies and\n"
+	 "constraint-dependencies that keep uv lock, uv sync and uv add off the stack,\n"
+	 "each with its cause. --write puts them in DIR/pyproject.toml, changing no\n"
+	 "other byte; --check exits 1 when they are missing or stale; --bridge sets\n"
+	 "up the project venv's .pth bridge to the protected environment.\n"},
 	{"help", C_HELP, 0, cmd_help, "[COMMAND]", "show the options of COMMAND (this help without one)",
 	 "Show the options of COMMAND, or the overview without one.\n"},
 };
@@ -113,6 +125,9 @@ enum {
 	O_INSTALLER,
 	O_BACKEND,
 	O_REQUIRE_GPU,
+	O_WRITE,
+	O_CHECK,
+	O_BRIDGE,
 };
 
 struct opt_def {
@@ -140,14 +155,15 @@ static const struct opt_def options[] = {
 	{O_PYTHON, 'p', "python", "PYTHON", C_ALL & ~C_HELP,
 	 "the target venv's interpreter (bin/python) or\n"
 	 "directory, as uv's --python (also $UV_PYTHON)"},
-	{O_STACK, 0, "stack", "FILE", C_PLAN | C_CHECK | C_INSPECT,
+	{O_STACK, 0, "stack", "FILE", C_PLAN | C_CHECK | C_INSPECT | C_PROJECT,
 	 "read the environment from a stack file written\n"
 	 "by `inspect --format json`"},
-	{O_FORMAT, 0, "format", "text|json", C_PLAN | C_CHECK | C_INSPECT | C_VERIFY,
-	 "output format (default text)"},
-	{O_POLICY, 0, "policy", "FILE", C_RESOLVE | C_INSPECT | C_VERIFY,
+	{O_FORMAT, 0, "format", "text|json|pylock", C_PLAN | C_CHECK | C_INSPECT | C_VERIFY,
+	 "output format (default text); pylock: with --lock,\n"
+	 "a PEP 751 pylock.toml"},
+	{O_POLICY, 0, "policy", "FILE", C_RESOLVING | C_INSPECT | C_VERIFY,
 	 "extra policy rules (repeatable)"},
-	{O_PROTECT, 0, "protect", "NAME", C_RESOLVE | C_INSPECT | C_VERIFY,
+	{O_PROTECT, 0, "protect", "NAME", C_RESOLVING | C_INSPECT | C_VERIFY,
 	 "protect an installed distribution (repeatable)"},
 	{O_REQUIREMENT, 'r', "requirement", "FILE", C_RESOLVE,
 	 "an INPUT, as uv's and pip's -r (repeatable)"},
@@ -159,27 +175,27 @@ static const struct opt_def options[] = {
 	{O_ALL_EXTRAS, 0, "all-extras", NULL, C_RESOLVE,
 	 "pyproject: include every optional-dependency group"},
 	{O_GROUP, 0, "group", "NAME", C_RESOLVE, "pyproject: include a PEP 735 dependency group"},
-	{O_INDEX, 0, "index", "URL", C_RESOLVE,
+	{O_INDEX, 0, "index", "URL", C_RESOLVING,
 	 "an index asked before the default one, as uv's\n"
 	 "--index (repeatable; earlier ones first)"},
-	{O_DEFAULT_INDEX, 0, "default-index", "URL", C_RESOLVE,
+	{O_DEFAULT_INDEX, 0, "default-index", "URL", C_RESOLVING,
 	 "the default index, asked last (default: the\n"
 	 "installer's configured one, else PyPI)"},
-	{O_INDEX_URL, 'i', "index-url", "URL", C_RESOLVE, "the same as --default-index"},
-	{O_EXTRA_INDEX_URL, 0, "extra-index-url", "URL", C_RESOLVE,
+	{O_INDEX_URL, 'i', "index-url", "URL", C_RESOLVING, "the same as --default-index"},
+	{O_EXTRA_INDEX_URL, 0, "extra-index-url", "URL", C_RESOLVING,
 	 "the same as --index: asked before the default"},
-	{O_NO_INDEX, 0, "no-index", NULL, C_RESOLVE,
+	{O_NO_INDEX, 0, "no-index", NULL, C_RESOLVING,
 	 "do not query any package index (direct lines only)"},
-	{O_CERT, 0, "cert", "FILE", C_RESOLVE,
+	{O_CERT, 0, "cert", "FILE", C_RESOLVING,
 	 "CA bundle for HTTPS (default $SSL_CERT_FILE; also\n"
 	 "$SSL_CERT_DIR)"},
-	{O_CACHE_DIR, 0, "cache-dir", "DIR", C_RESOLVE | C_RESTORE,
+	{O_CACHE_DIR, 0, "cache-dir", "DIR", C_RESOLVING | C_RESTORE,
 	 "HTTP cache (default $XDG_CACHE_HOME/rocm-resolve)"},
-	{O_NO_CACHE, 0, "no-cache", NULL, C_RESOLVE, "do not read or write the HTTP cache"},
-	{O_OFFLINE, 0, "offline", NULL, C_RESOLVE, "answer from the cache only (also $UV_OFFLINE)"},
-	{O_REFRESH, 0, "refresh", NULL, C_RESOLVE, "revalidate every cached response"},
-	{O_PRE, 0, "pre", NULL, C_RESOLVE, "allow pre-releases"},
-	{O_TIMEOUT, 0, "timeout", "SECONDS", C_RESOLVE | C_VERIFY,
+	{O_NO_CACHE, 0, "no-cache", NULL, C_RESOLVING, "do not read or write the HTTP cache"},
+	{O_OFFLINE, 0, "offline", NULL, C_RESOLVING, "answer from the cache only (also $UV_OFFLINE)"},
+	{O_REFRESH, 0, "refresh", NULL, C_RESOLVING, "revalidate every cached response"},
+	{O_PRE, 0, "pre", NULL, C_RESOLVING, "allow pre-releases"},
+	{O_TIMEOUT, 0, "timeout", "SECONDS", C_RESOLVING | C_VERIFY,
 	 "time limit for the resolution (network and CPU)\n"
 	 "and for each verify stage"},
 	{O_STRICT, 0, "strict", NULL, C_PLAN,
@@ -199,6 +215,15 @@ static const struct opt_def options[] = {
 	 "GPU runtime used by verify (default auto)"},
 	{O_REQUIRE_GPU, 0, "require-gpu", NULL, C_INSTALL,
 	 "fail when verify has no GPU to check on"},
+	{O_WRITE, 0, "write", NULL, C_PROJECT,
+	 "edit DIR/pyproject.toml in place (only the\n"
+	 "[tool.uv] keys it owns)"},
+	{O_CHECK, 0, "check", NULL, C_PROJECT,
+	 "exit 1 when those settings are missing or stale\n"
+	 "(pre-commit)"},
+	{O_BRIDGE, 0, "bridge", NULL, C_PROJECT,
+	 "set up or repair the .pth bridge of DIR/.venv to\n"
+	 "the protected environment"},
 };
 
 /* ---------------------------------------------------------------- help */
@@ -309,7 +334,7 @@ static int cmd_help(struct rr_cli *cli)
 	c = find_command(cli->inputs[0]);
 	if (!c)
 		return usage_error("help: no command '%s' (plan, check, inspect, verify, install, "
-				   "restore, help)",
+				   "restore, project, help)",
 				   cli->inputs[0]);
 	print_command_help(stdout, c);
 	return RR_EXIT_OK;
@@ -507,8 +532,10 @@ static int apply(struct rr_cli *cli, const struct given *g)
 			cli->format = RR_FORMAT_TEXT;
 		else if (strcmp(v, "json") == 0)
 			cli->format = RR_FORMAT_JSON;
+		else if (strcmp(v, "pylock") == 0)
+			cli->format = RR_FORMAT_PYLOCK;
 		else
-			return usage_error("unknown format '%s' (expected text or json)", v);
+			return usage_error("unknown format '%s' (expected text, json or pylock)", v);
 		break;
 	case O_POLICY:
 		push(&cli->policies, &cli->npolicies, v);
@@ -600,6 +627,15 @@ static int apply(struct rr_cli *cli, const struct given *g)
 		break;
 	case O_REQUIRE_GPU:
 		cli->require_gpu = true;
+		break;
+	case O_WRITE:
+		cli->write = true;
+		break;
+	case O_CHECK:
+		cli->check_only = true;
+		break;
+	case O_BRIDGE:
+		cli->bridge = true;
 		break;
 	default:
 		return RR_EXIT_INTERNAL;
@@ -770,6 +806,15 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		cli->nextra_index_urls = cli->nindexes;
 		cli->indexes = NULL;
 		cli->nindexes = 0;
+	}
+	if (cli->write && cli->check_only) {
+		status = usage_error("%s", "project: --write and --check exclude each other");
+		goto out;
+	}
+	if (cli->format == RR_FORMAT_PYLOCK && (cmd->bit != C_PLAN || !cli->lock || cli->no_index)) {
+		status = usage_error("%s", "--format pylock is a lock of the resolution: it needs "
+					   "plan --lock and an index (not --no-index)");
+		goto out;
 	}
 	if (cli->venv && cli->python) {
 		status = usage_error("--venv and --python both name the environment (%s); give one",

@@ -21,7 +21,7 @@ enum {
 	RR_EXIT_INTERNAL = 70 /* a bug */
 };
 
-enum rr_format { RR_FORMAT_TEXT, RR_FORMAT_JSON };
+enum rr_format { RR_FORMAT_TEXT, RR_FORMAT_JSON, RR_FORMAT_PYLOCK };
 
 struct rr_cli;
 
@@ -88,6 +88,9 @@ struct rr_cli {
 	bool pre;
 	int timeout_s;
 	bool require_gpu; /* install: no GPU to verify on is an error, not a warning */
+	bool write;	  /* project: edit pyproject.toml in place */
+	bool check_only;  /* project: exit 1 when the settings are missing or stale */
+	bool bridge;	  /* project: set up or repair the project venv's .pth bridge */
 	char **passthrough; /* install: arguments after "--" */
 	size_t npassthrough;
 };
@@ -117,5 +120,6 @@ int cmd_inspect(struct rr_cli *cli);
 int cmd_verify(struct rr_cli *cli);
 int cmd_install(struct rr_cli *cli);
 int cmd_restore(struct rr_cli *cli);
+int cmd_project(struct rr_cli *cli);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "rocm-resolve/policy.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strv.h"
 
 static struct rr_policy *pol_;
 
@@ -225,6 +226,50 @@ static void test_user_overrides(void **state)
 	rr_policy_free(p);
 }
 
+/* the names a clash group's finite pattern spells out (for uv's exclude-dependencies) */
+static void test_clash_members(void **state)
+{
+	struct rr_strv v = RR_STRV_INIT;
+	struct rr_policy *p = rr_policy_new();
+	rr_error e = RR_ERROR_INIT;
+	const char *user = "{\"schema\": 1, \"clash_groups\": ["
+			   "{\"id\": \"a\", \"module\": \"a\", \"pattern\": \"^a[0-9]$\", \"reason\": \"r\"},"
+			   "{\"id\": \"b\", \"module\": \"b\", \"pattern\": \"b(x|y)\", \"reason\": \"r\"},"
+			   "{\"id\": \"c\", \"module\": \"c\", \"pattern\": \"^c\\\\.d(-(e|f))?$\", \"reason\": \"r\"}]}";
+	(void)state;
+
+	assert_true(rr_policy_clash_members(pol_, "triton", &v));
+	assert_int_equal(v.n, 8);
+	assert_string_equal(v.v[0], "triton");
+	assert_string_equal(v.v[2], "pytorch-triton-rocm");
+	assert_string_equal(v.v[7], "triton-ascend");
+	rr_strv_release(&v);
+	assert_true(rr_policy_clash_members(pol_, "onnxruntime", &v));
+	assert_int_equal(v.n, 7);
+	assert_int_equal(rr_strv_find(&v, "onnxruntime"), 6); /* the group left out comes last */
+	assert_true(rr_strv_find(&v, "onnxruntime-migraphx") >= 0);
+	rr_strv_release(&v);
+	assert_true(rr_policy_clash_members(pol_, "cv2", &v));
+	assert_int_equal(v.n, 4);
+	assert_true(rr_strv_find(&v, "opencv-contrib-python-headless") >= 0);
+	assert_true(rr_strv_find(&v, "opencv-python") >= 0);
+	rr_strv_release(&v);
+	assert_false(rr_policy_clash_members(pol_, "no-such-group", &v));
+
+	/* a class, an unanchored pattern: no finite list; nested groups and \\. are fine */
+	assert_int_equal(rr_policy_load_buffer(p, user, strlen(user), "u.json", &e), RR_OK);
+	assert_false(rr_policy_clash_members(p, "a", &v));
+	assert_false(rr_policy_clash_members(p, "b", &v));
+	assert_int_equal(v.n, 0);
+	assert_true(rr_policy_clash_members(p, "c", &v));
+	assert_int_equal(v.n, 3);
+	assert_string_equal(v.v[0], "c.d-e");
+	assert_string_equal(v.v[1], "c.d-f");
+	assert_string_equal(v.v[2], "c.d");
+	rr_strv_release(&v);
+	rr_policy_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_cuda_only),
 		cmocka_unit_test(test_versions_labels_urls),
 		cmocka_unit_test(test_clash_groups),
+		cmocka_unit_test(test_clash_members),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_user_overrides),
 	};

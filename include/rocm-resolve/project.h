@@ -1,0 +1,84 @@
+/*
+ * project.h - the [tool.uv] settings that make `uv lock`, `uv sync` and `uv add`
+ * keep the protected stack, derived from the one resolution of the project.
+ *
+ *   struct rr_project *p;
+ *   rc = rr_project_open(&o, "pyproject.toml", &p, err);  the file, its settings, the flow
+ *   rc = rr_project_plan(p, &o, err);                     resolve with the stack fixed
+ *   if (p->nunmet) ... an error: requirements no release can meet with the stack
+ *   rr_project_format(p, &sb);                            the [tool.uv] table, as TOML
+ *   rc = rr_project_edit(p, &text, &len, err);            the file with its keys replaced
+ *   rr_project_compare(p, &why);                          false when missing or stale
+ *   p = rr_project_free(p);
+ *
+ * The settings (keys of [tool.uv] this module owns):
+ *   exclude-dependencies: every protected distribution, the other members of its clash
+ *     group (pytorch-triton-rocm next to a protected triton), and CUDA-only packages
+ *     the project asks for: uv never locks or installs them;
+ *   constraint-dependencies: what uv can no longer see once those are excluded - every
+ *     package the stack holds below its newest release, pinned where the resolution
+ *     with the stack fixed put it ("rr-speech==1.0"), and the protected distributions'
+ *     own requirements on the rest ("numpy<2" of a ROCm torchvision).
+ * Each entry carries its cause as a comment that starts with RR_PROJECT_MARK; an
+ * entry of those keys without it is the user's and is kept (a constraint of the
+ * user's also bounds the resolution, as uv will apply it).
+ *
+ * The project is resolved as `uv lock` locks it: [project] dependencies, every extra,
+ * every dependency group (and [tool.uv] dev-dependencies), against the indexes of
+ * [[tool.uv.index]] (explicit ones aside) unless the command line names others.
+ */
+#ifndef RR_PROJECT_H
+#define RR_PROJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rocm-resolve/error.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/tomledit.h"
+
+struct rr_flow;
+struct rr_flow_opts;
+
+#define RR_PROJECT_MARK "rocm-resolve:"
+
+struct rr_project_entry {
+	char *value;
+	char *comment; /* without '#'; ours start with RR_PROJECT_MARK; NULL: none */
+	bool ours;
+};
+
+struct rr_project_list {
+	struct rr_project_entry *v;
+	size_t n, cap;
+};
+
+struct rr_project {
+	char *path; /* the pyproject.toml */
+	struct rr_strbuf text;
+	struct rr_toml_array cur_excludes, cur_constraints; /* as the file has them */
+	struct rr_flow *flow;
+	/* what the file should hold: ours (sorted), then the user's entries as they were */
+	struct rr_project_list excludes, constraints;
+	/* "pyproject.toml:5: 'rr-x>=2': <why>": requirements no release can meet with the
+	 * stack; the settings are no answer then */
+	char **unmet;
+	size_t nunmet;
+	char **warnings;
+	size_t nwarnings;
+};
+
+/* read the project file and open the flow on it (policy, inputs, environment, stack) */
+rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
+		       rr_error *err) RR_WUR;
+/* resolve and derive the settings */
+rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
+/* the settings as a [tool.uv] table with a comment naming what they keep */
+void rr_project_format(const struct rr_project *p, struct rr_strbuf *out);
+/* the file with the two keys set and every other byte as it was (checked with toml++) */
+rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, rr_error *err) RR_WUR;
+/* do the file's keys hold what they should? why not, one line each, into why */
+bool rr_project_compare(const struct rr_project *p, struct rr_strbuf *why);
+struct rr_project *rr_project_free(struct rr_project *p);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * cmd-project.c - `project [DIR...]`: the [tool.uv] settings that keep a uv project
+ * off the protected stack (include/rocm-resolve/project.h), printed, written into
+ * DIR/pyproject.toml (--write) or checked there (--check, for pre-commit); and the
+ * project venv's bridge to the protected environment (--bridge).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "session.h"
+#include "rocm-resolve/bridge.h"
+#include "rocm-resolve/file.h"
+#include "rocm-resolve/flow.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/project.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/venv.h"
+
+/* the project venv uv uses: $UV_PROJECT_ENVIRONMENT (relative to DIR), else DIR/.venv */
+static char *project_venv(const char *dir)
+{
+	const char *env = getenv("UV_PROJECT_ENVIRONMENT");
+
+	if (env && *env)
+		return env[0] == '/' ? rr_xstrdup(env) : rr_xasprintf("%s/%s", dir, env);
+	return rr_xasprintf("%s/.venv", dir);
+}
+
+/*
+ * the protected environment is never the project's own venv: with that venv
+ * activated, $VIRTUAL_ENV names it, so it is passed over for the next rule
+ */
+static const char *hidden_venv;
+static const char *env_without_project(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v && hidden_venv && strcmp(name, "VIRTUAL_ENV") == 0) {
+		RR_AUTOFREE char *a = realpath(v, NULL);
+		if (a && strcmp(a, hidden_venv) == 0)
+			return NULL;
+	}
+	return v;
+}
+
+static int report_error(rr_error *err, rr_err rc)
+{
+	rr_cli_print_error(err);
+	rr_error_release(err);
+	return rr_cli_exit_for(rc);
+}
+
+/* the project venv against the protected environment: said, and bridged when asked */
+static int check_venv(const struct rr_cli *cli, const char *venv_path, const struct rr_venv *prot)
+{
+	struct rr_bridge b;
+	rr_error err = RR_ERROR_INIT;
+	struct stat st;
+	rr_err rc;
+
+	if (stat(venv_path, &st) != 0) {
+		if (cli->bridge) {
+			fprintf(stderr, "rocm-resolve: error: no project venv at %s to bridge; create "
+					"it with the protected interpreter: uv venv --python %s/bin/python "
+					"%s\n",
+				venv_path, prot->root, venv_path);
+			return RR_EXIT_ENV;
+		}
+		return -1;
+	}
+	rc = rr_bridge_inspect(venv_path, prot, &b, &err);
+	if (rc) {
+		if (!cli->bridge) {
+			rr_error_release(&err);
+			return -1; /* not a venv uv made: not ours to judge unless asked */
+		}
+		return report_error(&err, rc);
+	}
+	if (!b.same_python)
+		rr_cli_warn(cli, "the project venv %s runs Python %s, the protected environment %s "
+				 "Python %s: the ROCm builds cannot be used from it; recreate it with "
+				 "uv venv --python %s/bin/python",
+			    b.venv, b.python ? b.python : "?", prot->root,
+			    b.protected_python ? b.protected_python : "?", prot->root);
+	for (size_t i = 0; i < b.nstale; i++)
+		rr_cli_warn(cli, "stale bridge line (no such directory): %s", b.stale[i]);
+	if (cli->bridge && !b.linked) {
+		rc = rr_bridge_write(&b, &err);
+		if (rc) {
+			rr_bridge_release(&b);
+			return report_error(&err, rc);
+		}
+		fprintf(stderr, "rocm-resolve: bridged %s to %s (%s)\n", b.venv, b.target, b.pth);
+	} else if (cli->bridge) {
+		rr_cli_info(cli, "%s is bridged to %s (%s)", b.venv, b.target, b.pth);
+	} else if (!b.linked) {
+		rr_cli_warn(cli, "the project venv %s does not see the protected environment (no .pth "
+				 "file names %s): `rocm-resolve project --bridge` sets that up",
+			    b.venv, b.target ? b.target : "its site-packages");
+	}
+	rr_bridge_release(&b);
+	return -1;
+}
+
+static int write_file(const struct rr_project *p, const char *text, size_t len)
+{
+	rr_error err = RR_ERROR_INIT;
+	struct stat st;
+	RR_AUTOFREE char *real = realpath(p->path, NULL);
+	const char *target = real ? real : p->path;
+	rr_err rc;
+
+	/* the file's own mode is kept (a symlink's target is the file written) */
+	if (stat(target, &st) != 0)
+		st.st_mode = 0644;
+	rc = rr_file_write_atomic(target, text, len, st.st_mode & 07777, &err);
+	if (rc)
+		return report_error(&err, rc);
+	return -1;
+}
+
+static int one_project(struct rr_cli *cli, const char *arg)
+{
+	struct stat st;
+	bool is_dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+	RR_AUTOFREE char *dir = NULL;
+	RR_AUTOFREE char *pyproject = NULL;
+	RR_AUTOFREE char *venv_path = NULL;
+	RR_AUTOFREE char *venv_real = NULL;
+	struct rr_flow_opts o;
+	struct rr_project *p = NULL;
+	rr_error err = RR_ERROR_INIT;
+	size_t before;
+	int status = -1;
+	rr_err rc;
+
+	if (is_dir) {
+		dir = rr_xstrdup(arg);
+		pyproject = rr_xasprintf("%s/pyproject.toml", arg);
+	} else {
+		const char *slash = strrchr(arg, '/');
+		dir = slash ? rr_xstrndup(arg, (size_t)(slash - arg)) : rr_xstrdup(".");
+		pyproject = rr_xstrdup(arg);
+	}
+	venv_path = project_venv(dir);
+	venv_real = realpath(venv_path, NULL);
+	rr_session_fill_opts(&o, cli, true);
+	o.observe = NULL; /* the progress line belongs to a session */
+	hidden_venv = venv_real;
+	o.getenv_fn = env_without_project;
+	rc = rr_project_open(&o, pyproject, &p, &err);
+	if (rc)
+		return report_error(&err, rc);
+	for (size_t i = 0; i < p->flow->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->flow->warnings[i]);
+	before = p->flow->nwarnings;
+	rc = rr_project_plan(p, &o, &err);
+	for (size_t i = before; i < p->flow->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->flow->warnings[i]);
+	if (rc) {
+		status = report_error(&err, rc);
+		goto out;
+	}
+	rr_cli_plan_warnings(cli, p->flow->plan);
+	for (size_t i = 0; i < p->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->warnings[i]);
+	if (p->nunmet) {
+		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
+		rr_strbuf_addf(&msg, "rocm-resolve: error: %s asks for what no release can give next "
+				     "to the ROCm stack of %s:\n",
+			       pyproject, p->flow->venv->root);
+		for (size_t i = 0; i < p->nunmet; i++) {
+			rr_strbuf_adds(&msg, "  ");
+			rr_strbuf_add_printable(&msg, p->unmet[i]);
+			rr_strbuf_addch(&msg, '\n');
+		}
+		fputs(msg.buf, stderr);
+		status = RR_EXIT_NO;
+		goto out;
+	}
+	if (cli->check_only) {
+		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
+		if (rr_project_compare(p, &why)) {
+			if (cli->verbosity >= 0)
+				fprintf(stderr, "rocm-resolve: ok: the [tool.uv] settings of %s keep the "
+						"ROCm stack of %s\n",
+					pyproject, p->flow->venv->root);
+		} else {
+			RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
+			/* file text reaches the terminal escaped, a line at a time */
+			for (const char *l = why.buf; *l;) {
+				size_t n = strcspn(l, "\n");
+				RR_AUTOFREE char *one = rr_xstrndup(l, n);
+				rr_strbuf_add_printable(&shown, one);
+				rr_strbuf_addch(&shown, '\n');
+				l += n + (l[n] ? 1 : 0);
+			}
+			fprintf(stderr, "rocm-resolve: the [tool.uv] settings of %s are missing or stale "
+					"(`rocm-resolve project --write` updates them):\n%s",
+				pyproject, shown.buf);
+			status = RR_EXIT_NO;
+		}
+	} else if (cli->write) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = rr_project_edit(p, &text, &len, &err);
+		if (rc) {
+			status = report_error(&err, rc);
+			goto out;
+		}
+		if (len == p->text.len && memcmp(text, p->text.buf, len) == 0) {
+			rr_cli_info(cli, "%s: the [tool.uv] settings are up to date", pyproject);
+		} else {
+			status = write_file(p, text, len);
+			if (status < 0 && cli->verbosity >= 0)
+				fprintf(stderr, "rocm-resolve: wrote [tool.uv] of %s: %zu excluded, %zu "
+						"constrained\n",
+					pyproject, p->excludes.n, p->constraints.n);
+		}
+		free(text);
+	} else {
+		RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+		rr_project_format(p, &out);
+		if (!rr_cli_write_stdout(out.buf, out.len)) {
+			fprintf(stderr, "rocm-resolve: error: cannot write to stdout\n");
+			status = RR_EXIT_ENV;
+		}
+	}
+	if (status < 0)
+		status = check_venv(cli, venv_path, p->flow->venv);
+out:
+	hidden_venv = NULL;
+	rr_project_free(p);
+	return status;
+}
+
+int cmd_project(struct rr_cli *cli)
+{
+	int worst = RR_EXIT_OK;
+
+	/* every project is done; the exit status is the worst one */
+	for (size_t i = 0; i < (cli->ninputs ? cli->ninputs : 1); i++) {
+		int s = one_project(cli, cli->ninputs ? cli->inputs[i] : ".");
+		if (s > worst)
+			worst = s;
+	}
+	return worst;
+}

@@ -1,0 +1,436 @@
+/*
+ * project.c - `rocm-resolve project`: the [tool.uv] settings of a uv project that
+ * keep uv off the protected stack (see include/rocm-resolve/project.h), read from
+ * the same plan and resolution every other command uses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rocm-resolve/flow.h"
+#include "rocm-resolve/name.h"
+#include "rocm-resolve/plan.h"
+#include "rocm-resolve/policy.h"
+#include "rocm-resolve/project.h"
+#include "rocm-resolve/reqfile.h"
+#include "rocm-resolve/requirement.h"
+#include "rocm-resolve/resolution.h"
+#include "rocm-resolve/stack.h"
+#include "rocm-resolve/strv.h"
+#include "rocm-resolve/tomledit.h"
+#include "rocm-resolve/venv.h"
+
+static const char *const TOOL_UV[] = {"tool", "uv"};
+static const char KEY_EXCLUDE[] = "exclude-dependencies";
+static const char KEY_CONSTRAINT[] = "constraint-dependencies";
+
+static bool is_ours(const char *comment)
+{
+	return comment && strncmp(comment, RR_PROJECT_MARK, strlen(RR_PROJECT_MARK)) == 0;
+}
+
+/* one line of comment text: line breaks and control characters become spaces */
+static char *one_line(const char *s)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	bool space = false;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f) {
+			space = sb.len > 0;
+			continue;
+		}
+		if (space && c != ' ')
+			rr_strbuf_addch(&sb, ' ');
+		space = false;
+		rr_strbuf_addch(&sb, (char)c);
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+static void list_add(struct rr_project_list *l, const char *value, char *comment_owned, bool ours)
+{
+	struct rr_project_entry *e;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].value, value) == 0) {
+			free(comment_owned); /* the first cause stays */
+			return;
+		}
+	e = &RR_PUSH(l->v, l->n, l->cap);
+	e->value = rr_xstrdup(value);
+	e->comment = comment_owned;
+	e->ours = ours;
+}
+
+static void ours(struct rr_project_list *l, const char *value, char *why_owned)
+{
+	RR_AUTOFREE char *flat = one_line(why_owned);
+	free(why_owned);
+	list_add(l, value, rr_xasprintf("%s %s", RR_PROJECT_MARK, flat), true);
+}
+
+static void list_release(struct rr_project_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].value);
+		free(l->v[i].comment);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* by the package's name ("rr-speech" before "rr-speech-io"), then the whole entry */
+static int entry_cmp(const void *a, const void *b)
+{
+	const char *x = ((const struct rr_project_entry *)a)->value;
+	const char *y = ((const struct rr_project_entry *)b)->value;
+	static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789._-";
+	size_t nx = strspn(x, name_chars), ny = strspn(y, name_chars);
+	RR_AUTOFREE char *kx = rr_name_normalize_n(x, nx);
+	RR_AUTOFREE char *ky = rr_name_normalize_n(y, ny);
+	int c = strcmp(kx, ky);
+
+	return c ? c : strcmp(x, y);
+}
+
+static void project_warn(struct rr_project *p, char *owned)
+{
+	p->warnings = rr_xrealloc(p->warnings, (p->nwarnings + 1) * sizeof(char *));
+	p->warnings[p->nwarnings++] = owned;
+}
+
+rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
+		       rr_error *err)
+{
+	struct rr_project *p = rr_xcalloc(1, sizeof(*p));
+	struct rr_flow_opts fo = *o;
+	const char *inputs[] = {pyproject};
+	rr_err rc;
+
+	p->path = rr_xstrdup(pyproject);
+	if ((rc = rr_strbuf_read_file(&p->text, pyproject, RR_REQFILE_MAX_SIZE, err)) ||
+	    (rc = rr_toml_check(pyproject, p->text.buf, p->text.len, err)) ||
+	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2, KEY_EXCLUDE,
+					&p->cur_excludes, err)) ||
+	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2,
+					KEY_CONSTRAINT, &p->cur_constraints, err)))
+		goto fail;
+	/* as `uv lock` locks it: every extra, every group, the project's own indexes */
+	fo.inputs = inputs;
+	fo.ninputs = 1;
+	fo.want_inputs = true;
+	fo.all_extras = true;
+	fo.all_groups = true;
+	fo.uv_indexes = true;
+	if ((rc = rr_flow_open(&fo, &p->flow, err)))
+		goto fail;
+	/* the user's own constraints bound the resolution, as uv will apply them */
+	for (size_t i = 0; i < p->cur_constraints.n; i++) {
+		const struct rr_toml_entry *e = &p->cur_constraints.v[i];
+		struct rr_requirement req = RR_REQUIREMENT_INIT;
+		struct rr_item *it;
+		if (is_ours(e->comment))
+			continue;
+		if ((rc = rr_requirement_parse(e->value, &req, err))) {
+			rr_error_prefix(err, "[tool.uv] constraint-dependencies entry '%s': ", e->value);
+			rr_error_set_origin(err, pyproject, e->line, e->col + 1, NULL);
+			goto fail;
+		}
+		it = rr_reqset_add_item(&p->flow->reqs);
+		it->path = rr_xstrdup(pyproject);
+		it->line = e->line;
+		it->col = e->col;
+		it->text = rr_xstrdup(e->value);
+		it->text_expanded = it->text;
+		it->constraint = true;
+		it->kind = RR_ITEM_REQ;
+		it->req = req;
+		it->url_written = it->req.url;
+	}
+	*ret = p;
+	return RR_OK;
+fail:
+	rr_project_free(p);
+	return rc;
+}
+
+/* "numpy<2" of a protected torchvision: what uv no longer sees once torchvision is excluded */
+static void stack_requirements(struct rr_project *p)
+{
+	const struct rr_flow *f = p->flow;
+	struct rr_marker_env env;
+	char pybuf[16];
+	const char *none[] = {""};
+
+	rr_venv_marker_env(f->venv, &env, pybuf);
+	for (size_t i = 0; i < f->stack->n; i++) {
+		const struct rr_protected *prot = &f->stack->items[i];
+		if (!prot->dist)
+			continue;
+		for (size_t k = 0; k < prot->dist->meta.nrequires_dist; k++) {
+			struct rr_requirement r = RR_REQUIREMENT_INIT;
+			bool yes = false;
+			if (rr_requirement_parse(prot->dist->meta.requires_dist[k], &r, NULL) || !r.key)
+				goto next;
+			if (rr_requirement_applies(&r, &env, none, 1, &yes, NULL) || !yes || r.url ||
+			    !r.spec.n || rr_stack_lookup(f->stack, r.key) ||
+			    rr_policy_match_cuda_only(f->policy, r.key) ||
+			    rr_stack_clash(f->stack, f->policy, r.key))
+				goto next;
+			rr_marker_free(r.marker);
+			r.marker = NULL;
+			for (size_t e = 0; e < r.nextras; e++)
+				free(r.extras[e]);
+			r.nextras = 0;
+			{
+				RR_AUTOFREE char *value = rr_requirement_to_string(&r);
+				ours(&p->constraints, value,
+				     rr_xasprintf("the protected %s %s requires %s", prot->name,
+						  prot->version, value));
+			}
+next:
+			rr_requirement_release(&r);
+		}
+	}
+}
+
+static void excludes_of_stack(struct rr_project *p)
+{
+	const struct rr_flow *f = p->flow;
+
+	for (size_t i = 0; i < f->stack->n; i++) {
+		const struct rr_protected *prot = &f->stack->items[i];
+		ours(&p->excludes, prot->key,
+		     rr_xasprintf("protected, the environment has %s", prot->version));
+	}
+	for (size_t i = 0; i < f->stack->n; i++) {
+		const struct rr_protected *prot = &f->stack->items[i];
+		struct rr_strv names = RR_STRV_INIT;
+		if (!prot->clash_group)
+			continue;
+		if (!rr_policy_clash_members(f->policy, prot->clash_group, &names))
+			project_warn(p, rr_xasprintf("the clash group '%s' of the protected %s names "
+						     "no finite list: only its members met in the "
+						     "resolution are excluded",
+						     prot->clash_group, prot->name));
+		for (size_t k = 0; k < names.n; k++)
+			if (!rr_stack_lookup(f->stack, names.v[k]))
+				ours(&p->excludes, names.v[k],
+				     rr_xasprintf("would overwrite the files of the protected %s %s",
+						  prot->name, prot->version));
+		rr_strv_release(&names);
+	}
+}
+
+static void from_plan(struct rr_project *p)
+{
+	const struct rr_plan *plan = p->flow->plan;
+	const struct rr_resolution *res = &p->flow->res;
+
+	for (size_t i = 0; i < plan->ndecisions; i++) {
+		const struct rr_decision *d = &plan->decisions[i];
+		if (d->constraint || !d->name)
+			continue;
+		if (d->reason == RR_WHY_HELD_BACK && d->output) {
+			RR_AUTOFREE char *key = rr_name_normalize(d->name);
+			const char *eq = strstr(d->output, "==");
+			RR_AUTOFREE char *value = NULL;
+			if (!eq)
+				continue;
+			value = rr_xasprintf("%s==%.*s", key, (int)strcspn(eq + 2, " ;"), eq + 2);
+			ours(&p->constraints, value, rr_xstrdup(d->why));
+		} else if (d->reason == RR_WHY_NO_SAFE_VERSION) {
+			const char *nl = strchr(d->why, '\n');
+			p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
+			p->unmet[p->nunmet++] = rr_xasprintf("%s: '%s': %.*s", d->source, d->requirement,
+							     nl ? (int)(nl - d->why) : (int)strlen(d->why),
+							     d->why);
+		} else if ((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
+			   d->action == RR_ACT_STRIP) {
+			RR_AUTOFREE char *key = rr_name_normalize(d->name);
+			ours(&p->excludes, key, rr_xasprintf("%s; asked for at %s", d->why, d->source));
+		}
+	}
+	for (size_t i = 0; i < plan->nholds; i++) {
+		RR_AUTOFREE char *value =
+			rr_xasprintf("%s==%s", plan->holds[i].name, plan->holds[i].version);
+		ours(&p->constraints, value, rr_xstrdup(plan->holds[i].why));
+	}
+	if (res->failed) {
+		p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
+		p->unmet[p->nunmet++] = rr_xstrdup(res->failed);
+	}
+}
+
+/* the user's entries (no mark) after ours, as they were */
+static void keep_users(struct rr_project_list *l, const struct rr_toml_array *cur)
+{
+	for (size_t i = 0; i < cur->n; i++)
+		if (!is_ours(cur->v[i].comment))
+			list_add(l, cur->v[i].value,
+				 cur->v[i].comment ? rr_xstrdup(cur->v[i].comment) : NULL, false);
+}
+
+rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err)
+{
+	struct rr_flow_opts fo = *o;
+	rr_err rc;
+
+	fo.all_extras = true;
+	fo.all_groups = true;
+	fo.uv_indexes = true;
+	if ((rc = rr_flow_plan(p->flow, &fo, err)))
+		return rc;
+	excludes_of_stack(p);
+	from_plan(p);
+	stack_requirements(p);
+	if (!p->flow->plan->resolved)
+		project_warn(p, rr_xasprintf("not resolved against an index (%s): "
+					     "constraint-dependencies hold only what the stack itself "
+					     "requires, no package it keeps below its newest release",
+					     p->flow->plan->unresolved ? p->flow->plan->unresolved
+								       : "no index"));
+	rr_qsort(p->excludes.v, p->excludes.n, sizeof(*p->excludes.v), entry_cmp);
+	rr_qsort(p->constraints.v, p->constraints.n, sizeof(*p->constraints.v), entry_cmp);
+	keep_users(&p->excludes, &p->cur_excludes);
+	keep_users(&p->constraints, &p->cur_constraints);
+	return RR_OK;
+}
+
+/* the array as TOML, one entry a line with its comment */
+static char *array_text(const struct rr_project_list *l)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	if (!l->n)
+		return rr_xstrdup("[]");
+	rr_strbuf_adds(&sb, "[\n");
+	for (size_t i = 0; i < l->n; i++) {
+		RR_AUTOFREE char *q = rr_toml_quote(l->v[i].value);
+		rr_strbuf_addf(&sb, "    %s,", q);
+		if (l->v[i].comment) {
+			RR_AUTOFREE char *c = one_line(l->v[i].comment);
+			rr_strbuf_addf(&sb, "  # %s", c);
+		}
+		rr_strbuf_addch(&sb, '\n');
+	}
+	rr_strbuf_adds(&sb, "]");
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+void rr_project_format(const struct rr_project *p, struct rr_strbuf *out)
+{
+	const struct rr_venv *v = p->flow->venv;
+	RR_AUTOFREE char *ex = array_text(&p->excludes);
+	RR_AUTOFREE char *co = array_text(&p->constraints);
+
+	rr_strbuf_addf(out, "# rocm-resolve %s: [tool.uv] settings for %s that keep `uv lock`,\n"
+			    "# `uv sync` and `uv add` off the ROCm stack of %s (python %s%s%s);\n"
+			    "# `rocm-resolve project --write` puts them in the file\n",
+		       RR_VERSION, p->path, v->root, v->python_version ? v->python_version : "?",
+		       v->torch_version ? ", torch " : "", v->torch_version ? v->torch_version : "");
+	rr_strbuf_addf(out, "[tool.uv]\n%s = %s\n%s = %s\n", KEY_EXCLUDE, ex, KEY_CONSTRAINT, co);
+}
+
+static const char **values_of(const struct rr_project_list *l)
+{
+	const char **v = rr_xcalloc(l->n + 1, sizeof(char *));
+
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = l->v[i].value;
+	return v;
+}
+
+rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, rr_error *err)
+{
+	const struct rr_project_list *lists[] = {&p->excludes, &p->constraints};
+	const struct rr_toml_array *cur[] = {&p->cur_excludes, &p->cur_constraints};
+	const char *const keys[] = {KEY_EXCLUDE, KEY_CONSTRAINT};
+	RR_AUTOFREE const char **ev = values_of(&p->excludes);
+	RR_AUTOFREE const char **cv = values_of(&p->constraints);
+	const char *const *vals[] = {ev, cv};
+	const size_t nvals[] = {p->excludes.n, p->constraints.n};
+	char *text = rr_xstrndup(p->text.buf, p->text.len);
+	size_t len = p->text.len;
+	rr_err rc;
+
+	for (size_t k = 0; k < 2; k++) {
+		RR_AUTOFREE char *value = NULL;
+		char *next;
+		size_t nlen;
+		if (!cur[k]->found && !lists[k]->n)
+			continue; /* nothing to hold and nothing there: no empty key added */
+		value = array_text(lists[k]);
+		rc = rr_tomledit_set(p->path, text, len, TOOL_UV, 2, keys[k], value, &next, &nlen, err);
+		if (rc) {
+			free(text);
+			return rc;
+		}
+		free(text);
+		text = next;
+		len = nlen;
+	}
+	rc = rr_toml_check_edit(p->path, p->text.buf, p->text.len, text, len, TOOL_UV, 2, keys, vals,
+				nvals, 2, err);
+	if (rc) {
+		free(text);
+		return rc;
+	}
+	*ret = text;
+	*retlen = len;
+	return RR_OK;
+}
+
+static void compare_one(const char *key, const struct rr_project_list *want,
+			const struct rr_toml_array *have, struct rr_strbuf *why, bool *ok)
+{
+	for (size_t i = 0; i < want->n; i++) {
+		bool found = false;
+		for (size_t k = 0; k < have->n && !found; k++)
+			found = strcmp(have->v[k].value, want->v[i].value) == 0;
+		if (!found) {
+			*ok = false;
+			rr_strbuf_addf(why, "%s lacks \"%s\"%s%s\n", key, want->v[i].value,
+				       want->v[i].comment ? "  # " : "",
+				       want->v[i].comment ? want->v[i].comment : "");
+		}
+	}
+	for (size_t k = 0; k < have->n; k++) {
+		bool found = false;
+		for (size_t i = 0; i < want->n && !found; i++)
+			found = strcmp(have->v[k].value, want->v[i].value) == 0;
+		if (!found) {
+			*ok = false;
+			rr_strbuf_addf(why, "%s holds \"%s\", which is no longer needed\n", key,
+				       have->v[k].value);
+		}
+	}
+}
+
+bool rr_project_compare(const struct rr_project *p, struct rr_strbuf *why)
+{
+	bool ok = true;
+
+	compare_one(KEY_EXCLUDE, &p->excludes, &p->cur_excludes, why, &ok);
+	compare_one(KEY_CONSTRAINT, &p->constraints, &p->cur_constraints, why, &ok);
+	return ok;
+}
+
+struct rr_project *rr_project_free(struct rr_project *p)
+{
+	if (!p)
+		return NULL;
+	free(p->path);
+	rr_strbuf_release(&p->text);
+	rr_toml_array_release(&p->cur_excludes);
+	rr_toml_array_release(&p->cur_constraints);
+	rr_flow_free(p->flow);
+	list_release(&p->excludes);
+	list_release(&p->constraints);
+	rr_strv_free_array(p->unmet, p->nunmet);
+	rr_strv_free_array(p->warnings, p->nwarnings);
+	free(p);
+	return NULL;
+}
