@@ -220,6 +220,13 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 /* --lock: every package of the closure pinned with its hash */
 void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
 			 struct rr_strbuf *out);
+/*
+ * --lock --format pylock: the same closure as a PEP 751 pylock.toml (one file per
+ * package, with its index, URL, size and sha256); the protected stack recorded in
+ * [tool.rocm-resolve], never an entry (src/plan/pylock.c)
+ */
+void rr_plan_format_pylock(const struct rr_plan *p, const struct rr_resolution *res,
+			   struct rr_strbuf *out);
 /* true when installing the inputs as written would damage the stack (for `check`):
  * a line that does (a CUDA-only line, another torch, a CUDA index option), a line
  * whose dependencies do as uv or pip would resolve them (p->changes), an exclusion

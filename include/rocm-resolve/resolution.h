@@ -72,9 +72,20 @@ struct rr_locked {
 	char *name;
 	char *version;
 	char *sha256; /* of the chosen file; NULL when the index gave none */
-	char *url;    /* redacted */
-	bool fixed;   /* a protected, installed build: not re-installed */
+	char *url;    /* credentials removed (the installer brings its own); NULL: installed */
+	char *filename;	 /* of the chosen file */
+	char *index_url; /* the index that served it, credentials removed; NULL when unknown */
+	long long size;	 /* -1 when unknown */
+	bool is_wheel;
+	bool fixed; /* a protected, installed build: not re-installed */
 	char *find_links; /* the --find-links location its file comes from (redacted), or NULL */
+};
+
+/* the file behind a candidate, as a provider with files knows it (borrowed) */
+struct rr_locked_file {
+	const char *url, *sha256, *filename, *index_url;
+	long long size;
+	bool is_wheel;
 };
 
 struct rr_resolution {
@@ -122,9 +133,9 @@ struct rr_transitive_input {
 	/* CLOCK_MONOTONIC milliseconds after which the resolution gives up (--timeout
 	 * bounds the CPU work as well as the network), 0 = none */
 	long long deadline_ms;
-	/* the URL (and sha256, may stay NULL) of the file behind a candidate, for --lock;
+	/* the file behind a candidate, for --lock: false when there is none (installed);
 	 * NULL when the provider has no files (in-memory worlds) */
-	const char *(*file_of)(const struct rr_candidate *c, const char **sha256);
+	bool (*file_of)(const struct rr_candidate *c, struct rr_locked_file *ret);
 	/* per reqset item (may be NULL): the requirement a local project (a path, a file://
 	 * URL, -e) resolves as, the provider offering its metadata; NULL entries: none */
 	const struct rr_requirement *const *local_roots;

@@ -143,7 +143,9 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 		status = write_excludes(cli, plan);
 	if (status >= 0)
 		return status;
-	if (cli->lock && !cli->no_index)
+	if (cli->lock && cli->format == RR_FORMAT_PYLOCK)
+		rr_plan_format_pylock(plan, res, &out);
+	else if (cli->lock && !cli->no_index)
 		rr_plan_format_lock(plan, res, &out);
 	else if (cli->format == RR_FORMAT_JSON)
 		rr_plan_format_json(plan, &out);

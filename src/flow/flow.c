@@ -460,12 +460,19 @@ static bool skip_cb(void *opaque, const char *key)
 	return p && strcmp(p->key, key) != 0;
 }
 
-static const char *index_file_of(const struct rr_candidate *c, const char **sha256)
+static bool index_file_of(const struct rr_candidate *c, struct rr_locked_file *ret)
 {
 	const struct rr_index_file *file = rr_index_provider_file(c);
 
-	*sha256 = file ? file->sha256 : NULL;
-	return file ? file->url : NULL;
+	if (!file)
+		return false;
+	ret->url = file->url;
+	ret->sha256 = file->sha256;
+	ret->filename = file->filename;
+	ret->index_url = file->index_url;
+	ret->size = file->size;
+	ret->is_wheel = file->is_wheel;
+	return true;
 }
 
 static const char *find_links_of(const struct rr_candidate *c)

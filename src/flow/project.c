@@ -101,6 +101,18 @@ static void project_warn(struct rr_project *p, char *owned)
 	p->warnings[p->nwarnings++] = owned;
 }
 
+/* line n (1-based) of the text, without its line break */
+static char *line_of(const struct rr_strbuf *t, unsigned n)
+{
+	const char *s = t->buf, *end = t->buf + t->len;
+
+	for (unsigned i = 1; i < n && s < end; i++) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		s = nl ? nl + 1 : end;
+	}
+	return rr_xstrndup(s, strcspn(s, "\r\n"));
+}
+
 rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
 		       rr_error *err)
 {
@@ -134,8 +146,9 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 		if (is_ours(e->comment))
 			continue;
 		if ((rc = rr_requirement_parse(e->value, &req, err))) {
+			RR_AUTOFREE char *line = line_of(&p->text, e->line);
 			rr_error_prefix(err, "[tool.uv] constraint-dependencies entry '%s': ", e->value);
-			rr_error_set_origin(err, pyproject, e->line, e->col + 1, NULL);
+			rr_error_set_origin(err, pyproject, e->line, e->col + 1, line);
 			goto fail;
 		}
 		it = rr_reqset_add_item(&p->flow->reqs);

@@ -992,11 +992,19 @@ static void add_locked(const struct rr_transitive_input *in, struct rr_resolutio
 		l->name = rr_xstrdup(s->key);
 		l->version = rr_xstrdup(s->version);
 		l->fixed = s->fixed;
+		l->size = -1;
 		if (!s->fixed && in->file_of && s->candidate) {
-			const char *sha = NULL;
-			const char *url = in->file_of(s->candidate, &sha);
-			l->sha256 = sha ? rr_xstrdup(sha) : NULL;
-			l->url = url ? rr_redact_credentials(url) : NULL;
+			struct rr_locked_file f = {0};
+			if (in->file_of(s->candidate, &f) && f.url) {
+				l->sha256 = f.sha256 ? rr_xstrdup(f.sha256) : NULL;
+				/* a lock names files for the installer, which brings its own
+				 * credentials (netrc, keyring): none are written */
+				l->url = rr_strip_credentials(f.url, NULL);
+				l->filename = f.filename ? rr_xstrdup(f.filename) : NULL;
+				l->index_url = f.index_url ? rr_strip_credentials(f.index_url, NULL) : NULL;
+				l->size = f.size;
+				l->is_wheel = f.is_wheel;
+			}
 		}
 		if (!s->fixed && in->find_links_of && s->candidate) {
 			const char *loc = in->find_links_of(s->candidate);

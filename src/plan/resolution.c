@@ -35,6 +35,8 @@ void rr_resolution_release(struct rr_resolution *r)
 		free(r->locked[i].sha256);
 		free(r->locked[i].url);
 		free(r->locked[i].find_links);
+		free(r->locked[i].filename);
+		free(r->locked[i].index_url);
 	}
 	free(r->locked);
 	for (size_t i = 0; i < r->nexcludes; i++)
