@@ -105,6 +105,9 @@ void rr_cli_print_error(const rr_error *err);
 int rr_cli_exit_for(rr_err code);
 void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
+struct rr_strbuf;
+/* text, a line at a time, with control characters escaped (file text on a terminal) */
+void rr_cli_add_printable_lines(struct rr_strbuf *out, const char *text);
 /* write all of buf to stdout in one go; false when stdout failed (EPIPE, full disk) */
 bool rr_cli_write_stdout(const char *buf, size_t len);
 /* "\033[<sgr>m" when stderr gets colour (NO_COLOR, CLICOLOR_FORCE, a terminal), else "" */

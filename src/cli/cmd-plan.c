@@ -176,13 +176,7 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 		RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 		rr_plan_format_check(plan, &out);
 		/* input text is in the report: no escape sequence reaches the terminal */
-		for (const char *p = out.buf; *p;) {
-			size_t n = strcspn(p, "\n");
-			RR_AUTOFREE char *line = rr_xstrndup(p, n);
-			rr_strbuf_add_printable(&shown, line);
-			rr_strbuf_addch(&shown, '\n');
-			p += n + (p[n] ? 1 : 0);
-		}
+		rr_cli_add_printable_lines(&shown, out.buf);
 		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
 				"stack in %s:\n%s",
 			plan->venv, shown.buf);

@@ -191,14 +191,8 @@ static int one_project(struct rr_cli *cli, const char *arg)
 					pyproject, p->flow->venv->root);
 		} else {
 			RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
-			/* file text reaches the terminal escaped, a line at a time */
-			for (const char *l = why.buf; *l;) {
-				size_t n = strcspn(l, "\n");
-				RR_AUTOFREE char *one = rr_xstrndup(l, n);
-				rr_strbuf_add_printable(&shown, one);
-				rr_strbuf_addch(&shown, '\n');
-				l += n + (l[n] ? 1 : 0);
-			}
+			/* file text reaches the terminal escaped */
+			rr_cli_add_printable_lines(&shown, why.buf);
 			fprintf(stderr, "rocm-resolve: the [tool.uv] settings of %s are missing or stale "
 					"(`rocm-resolve project --write` updates them):\n%s",
 				pyproject, shown.buf);

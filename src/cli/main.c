@@ -149,6 +149,17 @@ void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rr_cli_add_printable_lines(struct rr_strbuf *out, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		RR_AUTOFREE char *line = rr_xstrndup(p, n);
+		rr_strbuf_add_printable(out, line);
+		rr_strbuf_addch(out, '\n');
+		p += n + (p[n] ? 1 : 0);
+	}
+}
+
 bool rr_cli_write_stdout(const char *buf, size_t len)
 {
 	while (len) {

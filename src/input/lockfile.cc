@@ -103,6 +103,29 @@ rr_err string_list(const ctx &c, const toml::node &n, const std::string &what, b
 	return RR_OK;
 }
 
+/* a package table's name (required: where the package is named) and version */
+rr_err name_version(const ctx &c, const toml::node &n, const char *table, const std::string &what,
+		    rr_lock_pkg *p, rr_error *err)
+{
+	const toml::table *t = n.as_table();
+	const toml::value<std::string> *s;
+	rr_err rc;
+
+	if (!t)
+		return c.src.fail(RR_E_PARSE, n, err, std::string(table) + " must be a table");
+	if ((rc = req_string(c, *t, n, "name", what, &s, err)))
+		return rc;
+	p->name = dup(s->get());
+	p->key = norm_dup(s->get());
+	p->line = (unsigned)s->source().begin.line;
+	p->col = (unsigned)s->source().begin.column;
+	if ((rc = opt_string(c, *t, "version", what, &s, err)))
+		return rc;
+	if (s)
+		p->version = dup(s->get());
+	return RR_OK;
+}
+
 /* ---- uv.lock -------------------------------------------------------------- */
 
 /* source = { registry = "url" } and its kin: exactly one known key */
@@ -233,21 +256,10 @@ rr_err uv_groups(const ctx &c, const toml::node &n, const std::string &what, rr_
 rr_err uv_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *err)
 {
 	const toml::table *t = n.as_table();
-	const toml::value<std::string> *s;
 	rr_err rc;
 
-	if (!t)
-		return c.src.fail(RR_E_PARSE, n, err, "[[package]] must be a table");
-	if ((rc = req_string(c, *t, n, "name", "a [[package]]", &s, err)))
+	if ((rc = name_version(c, n, "[[package]]", "a [[package]]", p, err)))
 		return rc;
-	p->name = dup(s->get());
-	p->key = norm_dup(s->get());
-	p->line = (unsigned)s->source().begin.line;
-	p->col = (unsigned)s->source().begin.column;
-	if ((rc = opt_string(c, *t, "version", "a [[package]]", &s, err)))
-		return rc;
-	if (s)
-		p->version = dup(s->get());
 	if (const toml::node *src = t->get("source")) {
 		bool editable = false;
 		if ((rc = uv_source(c, *src, &p->kind, &p->source, &p->commit, &p->subdirectory,
@@ -418,18 +430,8 @@ rr_err py_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *e
 	const toml::value<std::string> *s;
 	rr_err rc;
 
-	if (!t)
-		return c.src.fail(RR_E_PARSE, n, err, "[[packages]] must be a table");
-	if ((rc = req_string(c, *t, n, "name", "a [[packages]] entry", &s, err)))
+	if ((rc = name_version(c, n, "[[packages]]", "a [[packages]] entry", p, err)))
 		return rc;
-	p->name = dup(s->get());
-	p->key = norm_dup(s->get());
-	p->line = (unsigned)s->source().begin.line;
-	p->col = (unsigned)s->source().begin.column;
-	if ((rc = opt_string(c, *t, "version", "a [[packages]] entry", &s, err)))
-		return rc;
-	if (s)
-		p->version = dup(s->get());
 	if ((rc = opt_string(c, *t, "marker", "a [[packages]] entry", &s, err)))
 		return rc;
 	if (s) {

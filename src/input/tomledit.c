@@ -39,18 +39,25 @@ struct doc {
 	const char *nl; /* "\n" or "\r\n" */
 };
 
-static rr_err scan_fail(const struct doc *d, size_t at, const char *what, rr_error *err)
+static void line_col(const struct doc *d, size_t at, unsigned *line, unsigned *col)
 {
-	unsigned line = 1, col = 1;
-
+	*line = 1;
+	*col = 1;
 	for (size_t i = 0; i < at && i < d->n; i++) {
 		if (d->s[i] == '\n') {
-			line++;
-			col = 1;
+			(*line)++;
+			*col = 1;
 		} else {
-			col++;
+			(*col)++;
 		}
 	}
+}
+
+static rr_err scan_fail(const struct doc *d, size_t at, const char *what, rr_error *err)
+{
+	unsigned line, col;
+
+	line_col(d, at, &line, &col);
 	return rr_fail_at(err, RR_E_INTERNAL, d->path, line, col, NULL,
 			  "cannot follow the TOML here to edit it (%s)", what);
 }
@@ -361,28 +368,33 @@ static bool path_under(const struct rr_strv *p, const char *const *want, size_t 
 	return true;
 }
 
-static rr_err load_doc(struct doc *d, const char *path, const char *text, size_t len, rr_error *err)
+/* scan text and find table.key in it (*ret NULL when absent); full receives the path */
+static rr_err open_doc(struct doc *d, const char *path, const char *text, size_t len,
+		       const char *const *table, size_t ntable, const char *key,
+		       const char *full[16], const struct stmt **ret, rr_error *err)
 {
+	rr_err rc;
+
 	memset(d, 0, sizeof(*d));
+	if (ntable + 1 > 16)
+		return rr_fail(err, RR_E_INTERNAL, "key path too long");
 	d->path = path;
 	d->s = text;
 	d->n = len;
-	return scan(d, err);
+	rc = scan(d, err);
+	if (rc) {
+		doc_release(d);
+		return rc;
+	}
+	memcpy(full, table, ntable * sizeof(*table));
+	full[ntable] = key;
+	*ret = NULL;
+	for (size_t i = 0; i < d->nst; i++)
+		if (!d->st[i].header && path_is(&d->st[i].path, full, ntable + 1))
+			*ret = &d->st[i];
+	return RR_OK;
 }
 
-static void line_col(const struct doc *d, size_t at, unsigned *line, unsigned *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < at && i < d->n; i++) {
-		if (d->s[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
 
 /* the kv statement with this full key, or NULL */
 static const struct stmt *find_kv(const struct doc *d, const char *const *full, size_t n)
@@ -424,16 +436,9 @@ rr_err rr_tomledit_get_array(const char *path, const char *text, size_t len,
 	rr_err rc;
 
 	memset(ret, 0, sizeof(*ret));
-	if (ntable + 1 > RR_ARRAY_LEN(full))
-		return rr_fail(err, RR_E_INTERNAL, "key path too long");
-	rc = load_doc(&d, path, text, len, err);
-	if (rc) {
-		doc_release(&d);
+	rc = open_doc(&d, path, text, len, table, ntable, key, full, &st, err);
+	if (rc)
 		return rc;
-	}
-	memcpy(full, table, ntable * sizeof(*table));
-	full[ntable] = key;
-	st = find_kv(&d, full, ntable + 1);
 	if (!st) {
 		doc_release(&d);
 		return RR_OK;
@@ -536,16 +541,10 @@ rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const cha
 	size_t at;
 	rr_err rc;
 
-	if (ntable + 1 > RR_ARRAY_LEN(full))
-		return rr_fail(err, RR_E_INTERNAL, "key path too long");
-	rc = load_doc(&d, path, text, len, err);
-	if (rc) {
-		doc_release(&d);
+	rc = open_doc(&d, path, text, len, table, ntable, key, full, &st, err);
+	if (rc)
 		return rc;
-	}
-	memcpy(full, table, ntable * sizeof(*table));
-	full[ntable] = key;
-	if ((st = find_kv(&d, full, ntable + 1))) {
+	if (st) {
 		/* replace the value's bytes, nothing else */
 		rr_strbuf_add(&out, text, st->val_start);
 		add_with_nl(&out, value, d.nl);
