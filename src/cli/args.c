@@ -159,8 +159,8 @@ static const struct opt_def options[] = {
 	 "read the environment from a stack file written\n"
 	 "by `inspect --format json`"},
 	{O_FORMAT, 0, "format", "text|json|pylock", C_PLAN | C_CHECK | C_INSPECT | C_VERIFY,
-	 "output format (default text); pylock: with --lock,\n"
-	 "a PEP 751 pylock.toml"},
+	 "output format (default text); pylock: plan's\n"
+	 "lock as a PEP 751 pylock.toml"},
 	{O_POLICY, 0, "policy", "FILE", C_RESOLVING | C_INSPECT | C_VERIFY,
 	 "extra policy rules (repeatable)"},
 	{O_PROTECT, 0, "protect", "NAME", C_RESOLVING | C_INSPECT | C_VERIFY,

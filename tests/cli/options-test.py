@@ -48,7 +48,7 @@ def run(args, env=None, cwd=None):
                           cwd=cwd or src, timeout=60)
 
 
-COMMANDS = ["plan", "check", "inspect", "verify", "install", "restore"]
+COMMANDS = ["plan", "check", "inspect", "verify", "install", "restore", "project"]
 
 
 def help_options(text):
