@@ -165,7 +165,15 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		status = report_error(&err, rc);
 		goto out;
 	}
-	rr_cli_plan_warnings(cli, p->flow->plan);
+	/* the plan's notes; its strips are no strips here (an unmet requirement is the error
+	 * below) */
+	for (size_t i = 0; i < p->flow->plan->nwarnings; i++)
+		rr_cli_warn(cli, "%s", p->flow->plan->warnings[i]);
+	for (size_t i = 0; i < p->flow->plan->ndecisions; i++) {
+		const struct rr_decision *d = &p->flow->plan->decisions[i];
+		if (d->reason == RR_WHY_DEPS_UNKNOWN)
+			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, d->why);
+	}
 	for (size_t i = 0; i < p->nwarnings; i++)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
 	if (p->nunmet) {
