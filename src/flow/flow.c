@@ -819,6 +819,7 @@ static size_t relax_locked(struct rr_flow *f)
 		it->req = bare;
 		it->url_written = NULL;
 		it->exact_version = false;
+		it->lock_unsafe = true;
 		n++;
 	}
 	return n;

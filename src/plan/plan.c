@@ -355,6 +355,9 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 	 * (not resolved) the plan's own change stands in for it */
 	bool breaks = in->res->as_written ? item_changes(in->res, idx) : true;
 
+	/* a lock's own version of it, which the stack cannot have, is what the lock installs */
+	breaks = breaks || it->lock_unsafe;
+
 	if (r && r->build_why) {
 		decide(d, RR_ACT_STRIP, RR_WHY_BUILD_NEEDS_TORCH, NULL, rr_xstrdup(r->build_why));
 		d->breaks_stack = in->res->as_written && breaks;
