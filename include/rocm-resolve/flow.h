@@ -56,7 +56,6 @@ struct rr_flow_opts {
 	const char *const *groups;
 	size_t ngroups;
 	bool all_groups;
-	bool uv_indexes; /* a pyproject's [[tool.uv.index]] are its indexes (project) */
 	/* environment */
 	const char *command; /* for messages */
 	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda

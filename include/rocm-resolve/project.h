@@ -24,8 +24,9 @@
  * user's also bounds the resolution, as uv will apply it).
  *
  * The project is resolved as `uv lock` locks it: [project] dependencies, every extra,
- * every dependency group (and [tool.uv] dev-dependencies), against the indexes of
- * [[tool.uv.index]] (explicit ones aside) unless the command line names others.
+ * every dependency group (and [tool.uv] dev-dependencies), against the indexes uv
+ * reads there: its configuration (config.h) as found from the project's directory,
+ * [[tool.uv.index]] of the file included (explicit ones aside).
  */
 #ifndef RR_PROJECT_H
 #define RR_PROJECT_H
@@ -55,6 +56,7 @@ struct rr_project_list {
 
 struct rr_project {
 	char *path; /* the pyproject.toml */
+	char *dir;  /* its directory: uv's configuration is read from there */
 	struct rr_strbuf text;
 	struct rr_toml_array cur_excludes, cur_constraints; /* as the file has them */
 	struct rr_flow *flow;
@@ -75,6 +77,8 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
 /* the settings as a [tool.uv] table with a comment naming what they keep */
 void rr_project_format(const struct rr_project *p, struct rr_strbuf *out);
+/* "resolved against URL (origin), ..." or "not resolved against an index (why)" */
+void rr_project_indexes(const struct rr_project *p, struct rr_strbuf *out);
 /* the file with the two keys set and every other byte as it was (checked with toml++) */
 rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, rr_error *err) RR_WUR;
 /* do the file's keys hold what they should? why not, one line each, into why */

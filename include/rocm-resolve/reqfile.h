@@ -127,9 +127,6 @@ struct rr_input_sel {
 	const char *const *groups;
 	size_t ngroups;
 	bool all_groups; /* every PEP 735 group (and a lock's every dependency group) */
-	/* pyproject: the indexes uv would ask ([[tool.uv.index]] but explicit ones, [tool.uv]
-	 * index-url and extra-index-url) become --index-url / --extra-index-url options */
-	bool uv_indexes;
 };
 
 /* read and parse a requirements file ("-" = stdin) and everything it includes */

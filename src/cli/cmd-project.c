@@ -218,10 +218,13 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			rr_cli_info(cli, "%s: the [tool.uv] settings are up to date", pyproject);
 		} else {
 			status = write_file(p, text, len);
-			if (status < 0 && cli->verbosity >= 0)
+			if (status < 0 && cli->verbosity >= 0) {
+				RR_AUTO_STRBUF struct rr_strbuf idx = RR_STRBUF_INIT;
+				rr_project_indexes(p, &idx);
 				fprintf(stderr, "rocm-resolve: wrote [tool.uv] of %s: %zu excluded, %zu "
-						"constrained\n",
-					pyproject, p->excludes.n, p->constraints.n);
+						"constrained (%s)\n",
+					pyproject, p->excludes.n, p->constraints.n, idx.buf);
+			}
 		}
 		free(text);
 	} else {

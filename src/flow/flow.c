@@ -171,7 +171,6 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		sel.groups = o->groups;
 		sel.ngroups = o->ngroups;
 		sel.all_groups = o->all_groups;
-		sel.uv_indexes = o->uv_indexes;
 		/* a partly loaded set is released on failure too */
 		f->have_reqs = true;
 		for (size_t i = 0; !rc && i < o->ninputs; i++) {

@@ -113,15 +113,27 @@ static char *line_of(const struct rr_strbuf *t, unsigned n)
 	return rr_xstrndup(s, strcspn(s, "\r\n"));
 }
 
+/* the options as `uv lock` in the project's directory sees them */
+static void as_uv_lock(struct rr_flow_opts *fo, const struct rr_project *p)
+{
+	fo->all_extras = true;
+	fo->all_groups = true;
+	fo->installer = "uv";
+	fo->cwd = p->dir;
+}
+
 rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
 		       rr_error *err)
 {
 	struct rr_project *p = rr_xcalloc(1, sizeof(*p));
 	struct rr_flow_opts fo = *o;
 	const char *inputs[] = {pyproject};
+	const char *slash = strrchr(pyproject, '/');
 	rr_err rc;
 
 	p->path = rr_xstrdup(pyproject);
+	p->dir = slash ? rr_xstrndup(pyproject, (size_t)(slash - pyproject) + (slash == pyproject))
+		       : rr_xstrdup(".");
 	if ((rc = rr_strbuf_read_file(&p->text, pyproject, RR_REQFILE_MAX_SIZE, err)) ||
 	    (rc = rr_toml_check(pyproject, p->text.buf, p->text.len, err)) ||
 	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2, KEY_EXCLUDE,
@@ -129,13 +141,11 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2,
 					KEY_CONSTRAINT, &p->cur_constraints, err)))
 		goto fail;
-	/* as `uv lock` locks it: every extra, every group, the project's own indexes */
+	/* as `uv lock` locks it: every extra, every group, uv's indexes for the project */
 	fo.inputs = inputs;
 	fo.ninputs = 1;
 	fo.want_inputs = true;
-	fo.all_extras = true;
-	fo.all_groups = true;
-	fo.uv_indexes = true;
+	as_uv_lock(&fo, p);
 	if ((rc = rr_flow_open(&fo, &p->flow, err)))
 		goto fail;
 	/* the user's own constraints bound the resolution, as uv will apply them */
@@ -291,9 +301,7 @@ rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_er
 	struct rr_flow_opts fo = *o;
 	rr_err rc;
 
-	fo.all_extras = true;
-	fo.all_groups = true;
-	fo.uv_indexes = true;
+	as_uv_lock(&fo, p);
 	if ((rc = rr_flow_plan(p->flow, &fo, err)))
 		return rc;
 	excludes_of_stack(p);
@@ -333,17 +341,36 @@ static char *array_text(const struct rr_project_list *l)
 	return rr_strbuf_detach(&sb, NULL);
 }
 
+void rr_project_indexes(const struct rr_project *p, struct rr_strbuf *out)
+{
+	const struct rr_flow *f = p->flow;
+
+	if (!f->plan || !f->plan->resolved) {
+		rr_strbuf_addf(out, "not resolved against an index (%s)",
+			       f->plan && f->plan->unresolved ? f->plan->unresolved : "no index");
+		return;
+	}
+	rr_strbuf_adds(out, "resolved against ");
+	for (size_t i = 0; i < f->nindexes; i++)
+		rr_strbuf_addf(out, "%s%s (%s)", i ? ", " : "", f->indexes[i].url,
+			       f->indexes[i].origin);
+}
+
 void rr_project_format(const struct rr_project *p, struct rr_strbuf *out)
 {
+	RR_AUTO_STRBUF struct rr_strbuf idx = RR_STRBUF_INIT;
 	const struct rr_venv *v = p->flow->venv;
 	RR_AUTOFREE char *ex = array_text(&p->excludes);
 	RR_AUTOFREE char *co = array_text(&p->constraints);
 
+	rr_project_indexes(p, &idx);
 	rr_strbuf_addf(out, "# rocm-resolve %s: [tool.uv] settings for %s that keep `uv lock`,\n"
 			    "# `uv sync` and `uv add` off the ROCm stack of %s (python %s%s%s);\n"
+			    "# %s;\n"
 			    "# `rocm-resolve project --write` puts them in the file\n",
 		       RR_VERSION, p->path, v->root, v->python_version ? v->python_version : "?",
-		       v->torch_version ? ", torch " : "", v->torch_version ? v->torch_version : "");
+		       v->torch_version ? ", torch " : "", v->torch_version ? v->torch_version : "",
+		       idx.buf);
 	rr_strbuf_addf(out, "[tool.uv]\n%s = %s\n%s = %s\n", KEY_EXCLUDE, ex, KEY_CONSTRAINT, co);
 }
 
@@ -436,6 +463,7 @@ struct rr_project *rr_project_free(struct rr_project *p)
 	if (!p)
 		return NULL;
 	free(p->path);
+	free(p->dir);
 	rr_strbuf_release(&p->text);
 	rr_toml_array_release(&p->cur_excludes);
 	rr_toml_array_release(&p->cur_constraints);

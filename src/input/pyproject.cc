@@ -236,70 +236,6 @@ rr_err expand_group(ctx &c, const toml::table &groups, const std::string &name,
 	return rc;
 }
 
-void add_index_opt(ctx &c, const toml::node &where, const char *name, const std::string &url)
-{
-	rr_reqset *set = c.set;
-	set->opts = (rr_optline *)rr_xrealloc(set->opts, (set->nopts + 1) * sizeof(*set->opts));
-	rr_optline *o = &set->opts[set->nopts++];
-	set->cap_opts = set->nopts;
-	*o = rr_optline{};
-	o->path = rr_xstrdup(c.path);
-	o->line = (unsigned)where.source().begin.line;
-	o->name = rr_xstrdup(name);
-	o->value = rr_xstrdup(url.c_str());
-	o->value_expanded = o->value;
-	if (strcmp(name, "--index-url") == 0) {
-		free(set->index_url);
-		set->index_url = rr_xstrdup(url.c_str());
-	} else {
-		set->extra_index_urls = (char **)rr_xrealloc(
-			set->extra_index_urls, (set->nextra_index_urls + 1) * sizeof(char *));
-		set->extra_index_urls[set->nextra_index_urls++] = rr_xstrdup(url.c_str());
-	}
-}
-
-/* the indexes uv asks for this project: [[tool.uv.index]] in order (explicit ones only
- * serve packages pinned to them in [tool.uv.sources]: left out), the default one last */
-rr_err load_uv_indexes(ctx &c, const toml::table &root, rr_error *err)
-{
-	const toml::node *primary = nullptr;
-	std::string primary_url;
-
-	if (const toml::node *idx = root.at_path("tool.uv.index").node()) {
-		const toml::array *a = idx->as_array();
-		if (!a)
-			return fail_node(c, RR_E_PARSE, *idx, err,
-					 "[[tool.uv.index]] must be an array of tables");
-		for (const toml::node &e : *a) {
-			const toml::table *t = e.as_table();
-			const toml::node *url = t ? t->get("url") : nullptr;
-			if (!url || !url->is_string())
-				return fail_node(c, RR_E_PARSE, e, err,
-						 "a [[tool.uv.index]] entry needs a 'url' string");
-			if (t->get("explicit") && t->get("explicit")->value_or(false))
-				continue;
-			if (t->get("default") && t->get("default")->value_or(false)) {
-				primary = url;
-				primary_url = url->as_string()->get();
-				continue;
-			}
-			add_index_opt(c, *url, "--extra-index-url", url->as_string()->get());
-		}
-	}
-	if (const toml::node *ex = root.at_path("tool.uv.extra-index-url").node())
-		if (const toml::array *a = ex->as_array())
-			for (const toml::node &u : *a)
-				if (u.is_string())
-					add_index_opt(c, u, "--extra-index-url", u.as_string()->get());
-	if (const toml::node *iu = root.at_path("tool.uv.index-url").node(); iu && iu->is_string() && !primary) {
-		primary = iu;
-		primary_url = iu->as_string()->get();
-	}
-	if (primary)
-		add_index_opt(c, *primary, "--index-url", primary_url);
-	return RR_OK;
-}
-
 bool is_dynamic(const toml::table &project, const char *field)
 {
 	const toml::array *d = project["dynamic"].as_array();
@@ -419,8 +355,6 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 				return rc;
 		}
 	}
-	if (sel && sel->uv_indexes && (rc = load_uv_indexes(c, root, err)))
-		return rc;
 	if (dyn && c.added == 0)
 		return rr_fail_at(err, RR_E_UNSUPPORTED, c.path, 0, 0, nullptr,
 				  "[project] dependencies are dynamic; they cannot be read without "

@@ -246,6 +246,26 @@ def main():
             check("a requirement no release can meet with the stack: exit 1, the chain named, nothing written",
                   e.returncode == 1 and "pyproject.toml:4: 'vllm'" in e.stderr and "torch" in e.stderr
                   and "[tool.uv]" not in open(os.path.join(bad, "pyproject.toml")).read(), e.stderr)
+
+            # ---- the indexes from uv's configuration in the project's directory (uv.toml),
+            # run from elsewhere: as `uv lock` there reads them; PyPI is unreachable
+            cfg = os.path.join(work, "cfg-app")
+            os.makedirs(cfg)
+            with open(os.path.join(cfg, "pyproject.toml"), "w") as fh:
+                fh.write("[project]\nname = \"cfg-app\"\nversion = \"0\"\nrequires-python = \">=3.11\"\n"
+                         "dependencies = [\"torch\", \"rr-fastkern\"]\n")
+            with open(os.path.join(cfg, "uv.toml"), "w") as fh:
+                fh.write(f"[[index]]\nurl = \"{simple}\"\ndefault = true\n")
+            dead = dict(uvenv, https_proxy="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9")
+            w = rr(["project", "--write", "--timeout", "20", "cfg-app"], cwd=work, env=dead)
+            cfgdoc = tomllib.loads(open(os.path.join(cfg, "pyproject.toml")).read())
+            check("project DIR reads uv.toml of DIR for its indexes, as uv lock there does",
+                  w.returncode == 0 and "rr-fastkern==1.0" in cfgdoc.get("tool", {}).get("uv", {})
+                  .get("constraint-dependencies", []) and "uv.toml" in w.stderr, w.stdout + w.stderr)
+            r = sh([uv, "lock", "--python", f"{v72}/bin/python"], cwd=cfg)
+            pk = lock_packages(os.path.join(cfg, "uv.lock")) if r.returncode == 0 else {}
+            check("uv lock there keeps rr-fastkern at 1.0 and locks nothing protected",
+                  pk.get("rr-fastkern") == "1.0" and not any(p in pk for p in PROTECTED), r.stderr + str(pk))
     finally:
         out = os.environ.get("RR_TRANSCRIPT")
         if out:
