@@ -611,15 +611,7 @@ extern "C" rr_err rr_lock_parse(struct rr_lock *lk, const char *path, const char
 	c.src.path = path;
 	c.src.text = std::string_view(text, len);
 	c.lk = lk;
-	try {
-		toml::table root = toml::parse(c.src.text, std::string_view(path));
+	return c.src.parse(err, [&](const toml::table &root) {
 		return format == RR_LOCK_UV ? load_uv(c, root, err) : load_pylock(c, root, err);
-	} catch (const toml::parse_error &e) {
-		return c.src.syntax(e, err);
-	} catch (const std::bad_alloc &) {
-		fputs("rocm-resolve: out of memory\n", stderr);
-		abort();
-	} catch (const std::exception &e) {
-		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
-	}
+	});
 }

@@ -376,17 +376,7 @@ extern "C" rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, co
 	c.path = path;
 	c.src.path = path;
 	c.src.text = std::string_view(text, len);
-	try {
-		toml::table root = toml::parse(c.src.text, std::string_view(path));
-		return load(c, root, sel, err);
-	} catch (const toml::parse_error &e) {
-		return c.src.syntax(e, err);
-	} catch (const std::bad_alloc &) {
-		fputs("rocm-resolve: out of memory\n", stderr);
-		abort();
-	} catch (const std::exception &e) {
-		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
-	}
+	return c.src.parse(err, [&](const toml::table &root) { return load(c, root, sel, err); });
 }
 
 extern "C" rr_err rr_pyproject_load(struct rr_reqset *set, const char *path,

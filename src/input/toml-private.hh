@@ -6,6 +6,10 @@
 #ifndef RR_INPUT_TOML_PRIVATE_HH
 #define RR_INPUT_TOML_PRIVATE_HH
 
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +78,23 @@ struct source {
 		std::string t = line_text(line);
 		std::string d(e.description());
 		return rr_fail_at(err, RR_E_PARSE, path, line, col, t.c_str(), "%s", d.c_str());
+	}
+
+	/* parse the text and hand the table to load(root); a syntax error is
+	 * "file:line:col", and no exception leaves for the C side */
+	template <class F> rr_err parse(rr_error *err, F &&load) const
+	{
+		try {
+			toml::table root = toml::parse(text, std::string_view(path));
+			return load(root);
+		} catch (const toml::parse_error &e) {
+			return syntax(e, err);
+		} catch (const std::bad_alloc &) {
+			fputs("rocm-resolve: out of memory\n", stderr);
+			abort();
+		} catch (const std::exception &e) {
+			return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
+		}
 	}
 };
 
