@@ -336,12 +336,25 @@ static void add_input_indexes(struct index_list *l, bool want_default)
 	}
 }
 
-static bool input_default(const struct rr_flow *f)
+/* the inputs' default index (the last --index-url wins, as in pip), or NULL */
+static const char *input_default(const struct rr_flow *f)
 {
+	const char *last = NULL;
+
 	for (size_t i = 0; i < f->reqs.nopts; i++)
 		if (f->reqs.opts[i].value && is_opt(&f->reqs.opts[i], "--index-url", "-i"))
-			return true;
-	return false;
+			last = f->reqs.opts[i].value_expanded;
+	return last;
+}
+
+/* the same index, a trailing slash aside */
+static bool same_url(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+
+	na -= na && a[na - 1] == '/';
+	nb -= nb && b[nb - 1] == '/';
+	return na == nb && strncmp(a, b, na) == 0;
 }
 
 /* uv when it is on PATH, else pip: what `install` runs */
@@ -394,7 +407,8 @@ rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error
 	struct rr_config_env ce = {o->sysroot, o->cwd, f->venv ? f->venv->root : NULL,
 				   o->getenv_fn};
 	const struct rr_installer_config *c = &f->config;
-	bool plan_default = o->index_url || input_default(f);
+	const char *plan_default_url = o->index_url ? o->index_url : input_default(f);
+	bool plan_default = plan_default_url != NULL;
 	bool use_config;
 	const char *used_default;
 	rr_err rc;
@@ -415,7 +429,9 @@ rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error
 	/* the default: uv prefers its configuration's to the plan's, pip the plan's */
 	if (c->default_index.value && use_config &&
 	    (c->installer == RR_INSTALLER_UV || !plan_default)) {
-		if (plan_default) {
+		/* the same index both ways (a uv.lock's registry, the project's own index) is no
+		 * news */
+		if (plan_default && !same_url(plan_default_url, c->default_index.value)) {
 			RR_AUTOFREE char *shown = rr_redact_credentials(c->default_index.value);
 			flow_warn(f, rr_xasprintf("%s sets the default index to %s, which uv prefers to "
 						  "the plan's --index-url: resolved against it (give "

@@ -265,11 +265,19 @@ static void from_plan(struct rr_project *p)
 			value = rr_xasprintf("%s==%.*s", key, (int)strcspn(eq + 2, " ;"), eq + 2);
 			ours(&p->constraints, value, rr_xstrdup(d->why));
 		} else if (d->reason == RR_WHY_NO_SAFE_VERSION) {
-			const char *nl = strchr(d->why, '\n');
+			const char *why = d->why, *nl = strchr(d->why, '\n');
+			int len = nl ? (int)(nl - d->why) : (int)strlen(d->why);
+			/* the chain down to the protected build, as check names it; the
+			 * derivation's first line may stop short of the stack */
+			for (size_t k = 0; k < plan->nchanges; k++)
+				if (plan->changes[k].decision == i && plan->changes[k].why) {
+					why = plan->changes[k].why;
+					len = (int)strcspn(why, "\n");
+					break;
+				}
 			p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
-			p->unmet[p->nunmet++] = rr_xasprintf("%s: '%s': %.*s", d->source, d->requirement,
-							     nl ? (int)(nl - d->why) : (int)strlen(d->why),
-							     d->why);
+			p->unmet[p->nunmet++] =
+				rr_xasprintf("%s: '%s': %.*s", d->source, d->requirement, len, why);
 		} else if ((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
 			   d->action == RR_ACT_STRIP) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);

@@ -200,7 +200,8 @@ def main():
                   and not any(p in names for p in PROTECTED) and not any(x.startswith("nvidia-") for x in names),
                   s.stdout + s.stderr)
             c = rr(["check", "uv.lock"])
-            check("check uv.lock passes", c.returncode == 0 and "stays intact" in c.stderr, c.stderr)
+            check("check uv.lock passes, no word of the lock's index being the project's own",
+                  c.returncode == 0 and "stays intact" in c.stderr and "prefers" not in c.stderr, c.stderr)
 
             # ---- a pylock.toml installed by real uv, the stack untouched
             r = rr(["--lock", "--format", "pylock", "-i", simple, "pyproject.toml"])
@@ -266,6 +267,28 @@ def main():
             pk = lock_packages(os.path.join(cfg, "uv.lock")) if r.returncode == 0 else {}
             check("uv lock there keeps rr-fastkern at 1.0 and locks nothing protected",
                   pk.get("rr-fastkern") == "1.0" and not any(p in pk for p in PROTECTED), r.stderr + str(pk))
+            # ---- `uv add`: uv cannot see the stack (it is excluded) and writes the newest
+            # release as a lower bound; project --check names the chain. `uv add --raw
+            # --frozen`, project --write, uv lock: held (the README's workflow)
+            a = sh([uv, "add", "--python", f"{v72}/bin/python", "rr-speech"], cwd=cfg)
+            pk = lock_packages(os.path.join(cfg, "uv.lock")) if a.returncode == 0 else {}
+            check("uv add rr-speech locks rr-speech 2.0 and writes rr-speech>=2.0",
+                  pk.get("rr-speech") == "2.0" and "rr-speech>=2.0" in open(os.path.join(cfg, "pyproject.toml")).read(),
+                  a.stderr + str(pk))
+            c = rr(["project", "--check", "--timeout", "20", "cfg-app"], cwd=work, env=dead)
+            check("project --check then: exit 1, 'rr-speech>=2.0' with the chain down to torchaudio",
+                  c.returncode == 1 and "'rr-speech>=2.0'" in c.stderr
+                  and "rr-audio-backend 2.0 requires torchaudio>=2.9.1" in c.stderr, c.stderr)
+            sh([uv, "remove", "--frozen", "rr-speech"], cwd=cfg)
+            a = sh([uv, "add", "--raw", "--frozen", "rr-speech"], cwd=cfg)
+            c = rr(["project", "--check", "--timeout", "20", "cfg-app"], cwd=work, env=dead)
+            w = rr(["project", "--write", "--timeout", "20", "cfg-app"], cwd=work, env=dead)
+            r = sh([uv, "lock", "--python", f"{v72}/bin/python"], cwd=cfg)
+            pk = lock_packages(os.path.join(cfg, "uv.lock")) if r.returncode == 0 else {}
+            check("uv add --raw --frozen, project --write, uv lock: rr-speech and rr-fastkern held at 1.0",
+                  a.returncode == 0 and c.returncode == 1 and "rr-speech==1.0" in c.stderr and w.returncode == 0
+                  and pk.get("rr-speech") == "1.0" and pk.get("rr-fastkern") == "1.0"
+                  and not any(p in pk for p in PROTECTED), a.stderr + c.stderr + w.stderr + r.stderr + str(pk))
     finally:
         out = os.environ.get("RR_TRANSCRIPT")
         if out:
