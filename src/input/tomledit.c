@@ -405,10 +405,26 @@ static const struct stmt *find_kv(const struct doc *d, const char *const *full, 
 	return NULL;
 }
 
-/* an inline table, or a scalar, where the table (or one above it) should be: not editable */
+/* an inline table, a scalar or an array of tables ([[tool]]) where the table (or one above
+ * it) should be: not editable */
 static rr_err check_not_inline(const struct doc *d, const char *const *table, size_t ntable,
 			       rr_error *err)
 {
+	for (size_t i = 0; i < d->nst; i++) {
+		const struct stmt *st = &d->st[i];
+		RR_AUTO_STRBUF struct rr_strbuf name = RR_STRBUF_INIT;
+		unsigned line, col;
+		if (!st->array_header || st->path.n > ntable ||
+		    !path_is(&st->path, table, st->path.n))
+			continue;
+		for (size_t j = 0; j < st->path.n; j++)
+			rr_strbuf_addf(&name, "%s%s", j ? "." : "", table[j]);
+		line_col(d, st->line_start, &line, &col);
+		return rr_fail_at(err, RR_E_UNSUPPORTED, d->path, line, col, NULL,
+				  "[[%s]] is an array of tables; rocm-resolve edits only a "
+				  "[%s] table",
+				  name.buf, name.buf);
+	}
 	for (size_t k = 1; k <= ntable; k++) {
 		const struct stmt *st = find_kv(d, table, k);
 		if (st) {

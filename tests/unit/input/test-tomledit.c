@@ -148,6 +148,14 @@ static void test_inline_refused(void **state)
 			 RR_E_UNSUPPORTED);
 	assert_non_null(strstr(err.msg, "'tool' is an inline table"));
 	rr_error_release(&err);
+	/* [[tool]]: a new [tool.uv] would not parse (fuzz-tomledit found it) */
+	static const char t3[] = "[project]\nname = \"p\"\n\n[[tool]]\nurl = \"x\"\n";
+	assert_int_equal(rr_tomledit_set("p.toml", t3, strlen(t3), TBL, 2, "exclude-dependencies",
+					 ARR2, &out, &n, &err),
+			 RR_E_UNSUPPORTED);
+	assert_int_equal(err.line, 4);
+	assert_non_null(strstr(err.msg, "[[tool]] is an array of tables"));
+	rr_error_release(&err);
 }
 
 static void test_get_array(void **state)
