@@ -569,6 +569,18 @@ rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const cha
 	}
 	if ((rc = check_not_inline(&d, table, ntable, err)))
 		goto fail;
+	/* the key already a table (a dotted key below it, or its own header): no array fits */
+	for (size_t i = 0; i < d.nst; i++) {
+		unsigned ln, col;
+		if (!path_under(&d.st[i].path, full, ntable + 1, true))
+			continue;
+		line_col(&d, d.st[i].line_start, &ln, &col);
+		rc = rr_fail_at(err, RR_E_UNSUPPORTED, d.path, ln, col, NULL,
+				"'%s' is a table here (keys below it); rocm-resolve sets it only "
+				"as an array of strings",
+				key);
+		goto fail;
+	}
 	/*
 	 * where the table's keys are: after its header, or written as dotted keys
 	 * under a table above it ([tool] uv.x = 1; tool.uv.x = 1 at the top)

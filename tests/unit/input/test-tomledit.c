@@ -156,6 +156,15 @@ static void test_inline_refused(void **state)
 	assert_int_equal(err.line, 4);
 	assert_non_null(strstr(err.msg, "[[tool]] is an array of tables"));
 	rr_error_release(&err);
+	/* the key a table already (exclude-dependencies.uv = ...): a second definition would
+	 * not parse (fuzz-tomledit found it) */
+	static const char t4[] = "[tool.uv]\nexclude-dependencies.uv = [ # x\n]\n";
+	assert_int_equal(rr_tomledit_set("p.toml", t4, strlen(t4), TBL, 2, "exclude-dependencies",
+					 ARR2, &out, &n, &err),
+			 RR_E_UNSUPPORTED);
+	assert_int_equal(err.line, 2);
+	assert_non_null(strstr(err.msg, "'exclude-dependencies' is a table here"));
+	rr_error_release(&err);
 }
 
 static void test_get_array(void **state)
