@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rr_error err = RR_ERROR_INIT;
 	struct rr_marker_env env;
 	const char *groups[] = {"dev"};
-	struct rr_input_sel sel = {NULL, 0, true, groups, 1, false, false};
+	struct rr_input_sel sel = {.all_extras = true, .groups = groups, .ngroups = 1};
 	enum rr_lock_format f;
 	rr_err rc;
 

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rr_reqset set = RR_REQSET_INIT;
 	rr_error err = RR_ERROR_INIT;
 	const char *groups[] = {"dev"};
-	struct rr_input_sel sel = {NULL, 0, true, groups, size & 1, false, false};
+	struct rr_input_sel sel = {.all_extras = true, .groups = groups, .ngroups = size & 1};
 	rr_err rc = rr_pyproject_parse(&set, "pyproject.toml", (const char *)data, size, &sel, &err);
 
 	if (rc) {

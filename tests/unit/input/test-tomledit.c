@@ -22,7 +22,7 @@ static void edit2(const char *text, const char *want)
 {
 	rr_error err = RR_ERROR_INIT;
 	char *one = NULL, *two = NULL;
-	size_t n1, n2;
+	size_t n1 = 0, n2 = 0;
 	const char *const keys[] = {"exclude-dependencies", "constraint-dependencies"};
 	const char *const *vals[] = {V1, V2};
 	const size_t nvals[] = {2, 1};
