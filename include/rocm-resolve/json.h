@@ -13,6 +13,7 @@
 #ifndef RR_JSON_H
 #define RR_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -23,6 +24,10 @@ struct rr_strbuf;
 json_t *rr_json_str(const char *s);
 /* an array of the n strings of v, each as rr_json_str */
 json_t *rr_json_strs(char *const *v, size_t n);
+/* o[key] = rr_json_str(value), rr_json_strs(v, n), a boolean */
+void rr_json_set_str(json_t *o, const char *key, const char *value);
+void rr_json_set_strs(json_t *o, const char *key, char *const *v, size_t n);
+void rr_json_set_bool(json_t *o, const char *key, bool value);
 
 enum rr_json_style {
 	RR_JSON_LINE, /* one line, no spaces: `{"a":1,"b":[2]}` and a newline */

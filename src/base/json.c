@@ -31,6 +31,21 @@ json_t *rr_json_strs(char *const *v, size_t n)
 	return a;
 }
 
+void rr_json_set_str(json_t *o, const char *key, const char *value)
+{
+	json_object_set_new(o, key, rr_json_str(value));
+}
+
+void rr_json_set_strs(json_t *o, const char *key, char *const *v, size_t n)
+{
+	json_object_set_new(o, key, rr_json_strs(v, n));
+}
+
+void rr_json_set_bool(json_t *o, const char *key, bool value)
+{
+	json_object_set_new(o, key, json_boolean(value));
+}
+
 static int add_chunk(const char *buf, size_t size, void *data)
 {
 	rr_strbuf_add(data, buf, size);

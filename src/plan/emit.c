@@ -255,23 +255,13 @@ static json_t *json_plan_lines(const struct rr_plan *p)
 	return a;
 }
 
-static void set_str(json_t *o, const char *key, const char *value)
-{
-	json_object_set_new(o, key, rr_json_str(value));
-}
-
-static void set_bool(json_t *o, const char *key, bool value)
-{
-	json_object_set_new(o, key, json_boolean(value));
-}
-
 static json_t *json_torch(const char *version, const char *hip, const char *cuda)
 {
 	json_t *o = json_object();
 
-	set_str(o, "version", version);
-	set_str(o, "hip", hip);
-	set_str(o, "cuda", cuda);
+	rr_json_set_str(o, "version", version);
+	rr_json_set_str(o, "hip", hip);
+	rr_json_set_str(o, "cuda", cuda);
 	return o;
 }
 
@@ -282,84 +272,84 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 	/* the same shapes as `inspect --format json` (data/inspect.schema.json): schema 2,
 	 * torch an object, protected entries with clash_group and bridge */
 	json_object_set_new(root, "schema", json_integer(2));
-	set_str(root, "venv", p->venv);
-	set_str(root, "python", p->python);
-	set_str(root, "rocm", p->rocm);
+	rr_json_set_str(root, "venv", p->venv);
+	rr_json_set_str(root, "python", p->python);
+	rr_json_set_str(root, "rocm", p->rocm);
 	json_object_set_new(root, "torch",
 			    json_torch(p->torch_version, p->torch_hip, p->torch_cuda));
 	json_object_set_new(root, "protected", a = json_array());
 	for (size_t i = 0; i < p->npins; i++) {
 		json_t *o = json_object();
-		set_str(o, "name", p->pins[i].name);
-		set_str(o, "version", p->pins[i].version);
-		set_str(o, "clash_group", p->pins[i].clash_group);
-		set_str(o, "bridge", p->pins[i].bridge);
-		set_str(o, "why", p->pins[i].why);
+		rr_json_set_str(o, "name", p->pins[i].name);
+		rr_json_set_str(o, "version", p->pins[i].version);
+		rr_json_set_str(o, "clash_group", p->pins[i].clash_group);
+		rr_json_set_str(o, "bridge", p->pins[i].bridge);
+		rr_json_set_str(o, "why", p->pins[i].why);
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "decisions", a = json_array());
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
 		json_t *o = json_object();
-		set_str(o, "source", d->source);
-		set_str(o, "requirement", d->requirement);
-		set_str(o, "name", d->name);
-		set_str(o, "action", rr_action_to_string(d->action));
-		set_str(o, "reason", rr_reason_to_string(d->reason));
-		set_str(o, "output", d->output);
-		set_str(o, "why", d->why);
-		set_bool(o, "constraint", d->constraint);
-		set_bool(o, "breaks_stack", d->breaks_stack);
+		rr_json_set_str(o, "source", d->source);
+		rr_json_set_str(o, "requirement", d->requirement);
+		rr_json_set_str(o, "name", d->name);
+		rr_json_set_str(o, "action", rr_action_to_string(d->action));
+		rr_json_set_str(o, "reason", rr_reason_to_string(d->reason));
+		rr_json_set_str(o, "output", d->output);
+		rr_json_set_str(o, "why", d->why);
+		rr_json_set_bool(o, "constraint", d->constraint);
+		rr_json_set_bool(o, "breaks_stack", d->breaks_stack);
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "held_back", a = json_array());
 	for (size_t i = 0; i < p->nholds; i++) {
 		json_t *o = json_object();
-		set_str(o, "name", p->holds[i].name);
-		set_str(o, "version", p->holds[i].version);
-		set_str(o, "newest", p->holds[i].newest);
-		set_str(o, "source", p->holds[i].origin);
-		set_str(o, "why", p->holds[i].why);
+		rr_json_set_str(o, "name", p->holds[i].name);
+		rr_json_set_str(o, "version", p->holds[i].version);
+		rr_json_set_str(o, "newest", p->holds[i].newest);
+		rr_json_set_str(o, "source", p->holds[i].origin);
+		rr_json_set_str(o, "why", p->holds[i].why);
 		json_array_append_new(a, o);
 	}
 	json_object_set_new(root, "find_links", a = json_array());
 	for (size_t i = 0; i < p->nlinks; i++) {
 		json_t *o = json_object();
-		set_str(o, "name", p->links[i].name);
-		set_str(o, "version", p->links[i].version);
-		set_str(o, "location", p->links[i].location);
+		rr_json_set_str(o, "name", p->links[i].name);
+		rr_json_set_str(o, "version", p->links[i].version);
+		rr_json_set_str(o, "location", p->links[i].location);
 		json_array_append_new(a, o);
 	}
 	/* the input as written, as uv and pip would install it */
-	set_bool(root, "as_written", p->as_written);
-	set_str(root, "as_written_unknown", p->as_written_unknown);
+	rr_json_set_bool(root, "as_written", p->as_written);
+	rr_json_set_str(root, "as_written_unknown", p->as_written_unknown);
 	json_object_set_new(root, "changes", a = json_array());
 	for (size_t i = 0; i < p->nchanges; i++) {
 		const struct rr_plan_change *c = &p->changes[i];
 		json_t *o = json_object();
-		set_str(o, "source", c->source);
-		set_str(o, "requirement", c->requirement);
-		set_str(o, "name", c->name);
-		set_str(o, "version", c->version);
-		set_str(o, "why", c->why);
-		set_str(o, "instead", c->instead);
-		set_bool(o, "uv_only", c->uv_only);
+		rr_json_set_str(o, "source", c->source);
+		rr_json_set_str(o, "requirement", c->requirement);
+		rr_json_set_str(o, "name", c->name);
+		rr_json_set_str(o, "version", c->version);
+		rr_json_set_str(o, "why", c->why);
+		rr_json_set_str(o, "instead", c->instead);
+		rr_json_set_bool(o, "uv_only", c->uv_only);
 		json_array_append_new(a, o);
 	}
-	set_str(root, "installer", p->installer);
+	rr_json_set_str(root, "installer", p->installer);
 	json_object_set_new(root, "indexes", a = json_array());
 	for (size_t i = 0; i < p->nindexes; i++) {
 		json_t *o = json_object();
-		set_str(o, "url", p->indexes[i].url);
-		set_str(o, "origin", p->indexes[i].origin);
-		set_bool(o, "default", p->indexes[i].primary);
-		set_bool(o, "credentials_removed", p->indexes[i].credentials_removed);
-		set_bool(o, "written", p->indexes[i].written);
+		rr_json_set_str(o, "url", p->indexes[i].url);
+		rr_json_set_str(o, "origin", p->indexes[i].origin);
+		rr_json_set_bool(o, "default", p->indexes[i].primary);
+		rr_json_set_bool(o, "credentials_removed", p->indexes[i].credentials_removed);
+		rr_json_set_bool(o, "written", p->indexes[i].written);
 		json_array_append_new(a, o);
 	}
-	set_bool(root, "resolved", p->resolved);
-	set_str(root, "unresolved", p->unresolved);
-	set_bool(root, "breaks_stack", rr_plan_breaks_stack(p));
+	rr_json_set_bool(root, "resolved", p->resolved);
+	rr_json_set_str(root, "unresolved", p->unresolved);
+	rr_json_set_bool(root, "breaks_stack", rr_plan_breaks_stack(p));
 	json_object_set_new(root, "stripped_options",
 			    rr_json_strs(p->stripped_options, p->nstripped_options));
 	json_object_set_new(root, "plan", json_plan_lines(p));

@@ -360,40 +360,25 @@ rr_err rr_stack_file_load(const char *path, struct rr_venv **ret, rr_error *err)
 
 /* ---- the writer ------------------------------------------------------------ */
 
-static void set_str(json_t *o, const char *key, const char *value)
-{
-	json_object_set_new(o, key, rr_json_str(value));
-}
-
-static void set_bool(json_t *o, const char *key, bool value)
-{
-	json_object_set_new(o, key, json_boolean(value));
-}
-
-static void set_strs(json_t *o, const char *key, char *const *v, size_t n)
-{
-	json_object_set_new(o, key, rr_json_strs(v, n));
-}
-
 static json_t *dist_json(const struct rr_dist *d)
 {
 	json_t *o = json_object();
 
-	set_str(o, "name", d->name);
-	set_str(o, "version", d->version_text);
-	set_str(o, "requires_python", d->meta.requires_python);
-	set_strs(o, "requires_dist", d->meta.requires_dist, d->meta.nrequires_dist);
-	set_strs(o, "provides_extra", d->meta.provides_extra, d->meta.nprovides_extra);
-	set_strs(o, "top_level", d->top_level, d->ntop_level);
-	set_str(o, "installer", d->installer);
-	set_str(o, "direct_url", d->direct_url);
-	set_bool(o, "editable", d->editable);
-	set_bool(o, "egg_info", d->egg_info);
-	set_bool(o, "bridged", d->bridged);
-	set_bool(o, "inherited", d->inherited);
-	set_str(o, "problem", d->problem);
-	set_str(o, "site", d->site);
-	set_str(o, "path", d->path);
+	rr_json_set_str(o, "name", d->name);
+	rr_json_set_str(o, "version", d->version_text);
+	rr_json_set_str(o, "requires_python", d->meta.requires_python);
+	rr_json_set_strs(o, "requires_dist", d->meta.requires_dist, d->meta.nrequires_dist);
+	rr_json_set_strs(o, "provides_extra", d->meta.provides_extra, d->meta.nprovides_extra);
+	rr_json_set_strs(o, "top_level", d->top_level, d->ntop_level);
+	rr_json_set_str(o, "installer", d->installer);
+	rr_json_set_str(o, "direct_url", d->direct_url);
+	rr_json_set_bool(o, "editable", d->editable);
+	rr_json_set_bool(o, "egg_info", d->egg_info);
+	rr_json_set_bool(o, "bridged", d->bridged);
+	rr_json_set_bool(o, "inherited", d->inherited);
+	rr_json_set_str(o, "problem", d->problem);
+	rr_json_set_str(o, "site", d->site);
+	rr_json_set_str(o, "path", d->path);
 	return o;
 }
 
@@ -408,48 +393,49 @@ void rr_stack_file_format(const struct rr_venv *v, const struct rr_stack *st,
 	rr_venv_marker_env(v, &env, pybuf);
 	rr_venv_target(v, &target);
 	json_object_set_new(root, "schema", json_integer(RR_STACK_FILE_SCHEMA));
-	set_str(root, "venv", v->root);
-	set_str(root, "python", v->python_version);
-	set_str(root, "home", v->home);
-	set_bool(root, "system_site_packages", v->system_site_packages);
-	set_str(root, "site_packages", v->site_packages);
-	set_strs(root, "bridged_sites", v->bridged_sites, v->nbridged_sites);
-	set_strs(root, "base_sites", v->base_sites, v->nbase_sites);
+	rr_json_set_str(root, "venv", v->root);
+	rr_json_set_str(root, "python", v->python_version);
+	rr_json_set_str(root, "home", v->home);
+	rr_json_set_bool(root, "system_site_packages", v->system_site_packages);
+	rr_json_set_str(root, "site_packages", v->site_packages);
+	rr_json_set_strs(root, "bridged_sites", v->bridged_sites, v->nbridged_sites);
+	rr_json_set_strs(root, "base_sites", v->base_sites, v->nbase_sites);
 	json_object_set_new(root, "markers", o = json_object());
 	for (int i = 0; i < RR_MVAR__MAX; i++)
 		if (i != RR_MVAR_EXTRA && env.vars[i])
-			set_str(o, rr_marker_var_to_string((enum rr_marker_var)i), env.vars[i]);
+			rr_json_set_str(o, rr_marker_var_to_string((enum rr_marker_var)i),
+					env.vars[i]);
 	json_object_set_new(root, "platform", o = json_object());
-	set_str(o, "machine", target.machine);
+	rr_json_set_str(o, "machine", target.machine);
 	snprintf(glibc, sizeof(glibc), "%u.%u", target.glibc_major, target.glibc_minor);
-	set_str(o, "glibc", target.glibc_major ? glibc : NULL);
-	set_str(root, "rocm_version", v->rocm_version);
-	set_str(root, "rocm_path", v->rocm_path);
+	rr_json_set_str(o, "glibc", target.glibc_major ? glibc : NULL);
+	rr_json_set_str(root, "rocm_version", v->rocm_version);
+	rr_json_set_str(root, "rocm_path", v->rocm_path);
 	json_object_set_new(root, "torch", o = json_object());
-	set_str(o, "version", v->torch_version);
-	set_str(o, "hip", v->torch_hip);
-	set_str(o, "cuda", v->torch_cuda);
-	set_str(root, "pip_constraint", v->pip_constraint);
+	rr_json_set_str(o, "version", v->torch_version);
+	rr_json_set_str(o, "hip", v->torch_hip);
+	rr_json_set_str(o, "cuda", v->torch_cuda);
+	rr_json_set_str(root, "pip_constraint", v->pip_constraint);
 	json_object_set_new(root, "pip_constraints", a = json_array());
 	for (size_t i = 0; i < v->nconstraints; i++) {
 		json_array_append_new(a, o = json_object());
-		set_str(o, "file", v->constraints[i].file);
+		rr_json_set_str(o, "file", v->constraints[i].file);
 		json_object_set_new(o, "line", json_integer(v->constraints[i].line));
-		set_str(o, "requirement", v->constraints[i].requirement);
+		rr_json_set_str(o, "requirement", v->constraints[i].requirement);
 	}
 	json_object_set_new(root, "protected", a = json_array());
 	for (size_t i = 0; i < st->n; i++) {
 		const struct rr_dist *d = st->items[i].dist;
 		json_array_append_new(a, o = json_object());
-		set_str(o, "name", st->items[i].name);
-		set_str(o, "version", st->items[i].version);
-		set_str(o, "clash_group", st->items[i].clash_group);
-		set_str(o, "bridge", d && d->bridged ? d->site : NULL);
-		set_str(o, "why", st->items[i].why);
+		rr_json_set_str(o, "name", st->items[i].name);
+		rr_json_set_str(o, "version", st->items[i].version);
+		rr_json_set_str(o, "clash_group", st->items[i].clash_group);
+		rr_json_set_str(o, "bridge", d && d->bridged ? d->site : NULL);
+		rr_json_set_str(o, "why", st->items[i].why);
 	}
 	json_object_set_new(root, "distributions", a = json_array());
 	for (size_t i = 0; i < v->ndists; i++)
 		json_array_append_new(a, dist_json(&v->dists[i]));
-	set_strs(root, "warnings", v->warnings, v->nwarnings);
+	rr_json_set_strs(root, "warnings", v->warnings, v->nwarnings);
 	rr_json_dump(root, RR_JSON_LINES, out);
 }
