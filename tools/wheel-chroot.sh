@@ -2,13 +2,17 @@
 # wheel-chroot.sh [ROOT] - build the wheel on an older glibc, as root: a Debian 11
 # (bullseye, glibc 2.31, gcc 10) chroot made with debootstrap at ROOT (default
 # /var/cache/rocm-resolve/bullseye), the tree bind-mounted at /src, the wheel built
-# there with tools/build-wheel.sh (auditwheel then tags it manylinux_2_31: installs
-# on Ubuntu 20.04, 22.04 and 24.04), then installed into a clean venv inside the same
-# chroot and run by tests/package/wheel-test.sh. The wheel lands in dist/.
+# there with tools/build-wheel.sh (auditwheel tags it $plat, below, or fails when
+# the binary needs a newer glibc: installs on Ubuntu 20.04, 22.04 and 24.04), then
+# installed into a clean venv inside the same chroot and run by
+# tests/package/wheel-test.sh. The wheel lands in dist/.
 # Needs: debootstrap, and Debian's and PyPI's servers (apt and pip, as set up here).
 # bullseye has no toml++ package: its headers are taken from the host's
 # libtomlplusplus-dev and built header-only (TOML_HEADER_ONLY=1).
 set -euo pipefail
+# the release wheel's platform tag: README.md names it (tools/check-packaging-docs.py,
+# the docs-packaging test, keeps them the same)
+plat=manylinux_2_28_x86_64
 cd "$(dirname "$0")/.."
 root=${1:-/var/cache/rocm-resolve/bullseye}
 src=$PWD
@@ -66,7 +70,7 @@ fi
 [ -x "$root/opt/wheel-tools/bin/uv" ] || in_root pip install -q uv
 in_root bash -c 'ldd --version | head -1; gcc --version | head -1; python3 --version'
 rm -rf build-wheel-bullseye/dist
-in_root /src/tools/build-wheel.sh /src/build-wheel-bullseye/dist /src/build-wheel-bullseye/build
+in_root env RR_WHEEL_PLAT=$plat /src/tools/build-wheel.sh /src/build-wheel-bullseye/dist /src/build-wheel-bullseye/build
 whl=$(ls build-wheel-bullseye/dist/rocm_resolve-*.whl)
 in_root auditwheel show "/src/$whl"
 # the wheel in a clean venv on glibc 2.31 (no meson, no compiler involved)
