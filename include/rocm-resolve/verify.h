@@ -43,7 +43,7 @@ struct rr_verify_stage {
 
 struct rr_verify_report {
 	struct rr_verify_stage stages[3];
-	char *json; /* the whole report as JSON text (schema 1) */
+	char *json; /* the whole report as JSON text (schema 2, data/verify.schema.json) */
 };
 
 struct rr_verify_dist {
@@ -51,6 +51,7 @@ struct rr_verify_dist {
 };
 
 struct rr_verify_opts {
+	const char *venv;             /* the environment's root, for the report (NULL: unknown) */
 	const char *const *site_dirs; /* site-packages to scan for RECORDs / clashes */
 	size_t nsite_dirs;
 	const struct rr_verify_dist *protected_dists;

@@ -372,9 +372,10 @@ static size_t edit_distance(const char *a, const char *b)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "rocm-resolve: error: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'rocm-resolve --help'.\n");
+	RR_AUTOFREE char *msg = rr_xasprintf(fmt, arg);
+
+	rr_cli_error(RR_E_USAGE, "%s", msg);
+	fprintf(stderr, "Try 'rocm-resolve --help'.\n");
 	return RR_EXIT_USAGE;
 }
 
@@ -410,10 +411,10 @@ static int unknown_option(const char *spelling, const char *name)
 	const struct opt_def *near = name ? nearest_option(name) : NULL;
 
 	if (near)
-		fprintf(stderr, "rocm-resolve: error: unknown option '%s'; did you mean '--%s'?\n",
-			spelling, near->name);
+		rr_cli_error(RR_E_USAGE, "unknown option '%s'; did you mean '--%s'?", spelling,
+			     near->name);
 	else
-		fprintf(stderr, "rocm-resolve: error: unknown option '%s'\n", spelling);
+		rr_cli_error(RR_E_USAGE, "unknown option '%s'", spelling);
 	fprintf(stderr, "Try 'rocm-resolve --help'.\n");
 	return RR_EXIT_USAGE;
 }
@@ -652,10 +653,9 @@ static int typo_check(const char *w)
 		return -1;
 	for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
 		if (edit_distance(w, commands[k].name) <= 2) {
-			fprintf(stderr,
-				"rocm-resolve: error: unknown command '%s'; did you mean '%s'?\n"
-				"Try 'rocm-resolve --help'.\n",
-				w, commands[k].name);
+			rr_cli_error(RR_E_USAGE, "unknown command '%s'; did you mean '%s'?", w,
+				     commands[k].name);
+			fprintf(stderr, "Try 'rocm-resolve --help'.\n");
 			return RR_EXIT_USAGE;
 		}
 	return -1;
@@ -693,15 +693,14 @@ static int python_venv(struct rr_cli *cli, const char *origin)
 	char *slash;
 
 	if (!strchr(py, '/')) {
-		fprintf(stderr,
-			"rocm-resolve: error: %s '%s': give the venv's interpreter or directory as a "
-			"path (/opt/venv/bin/python); a version or a name finds no venv here\n",
-			origin, py);
-		return RR_EXIT_USAGE;
+		return rr_cli_error(
+		    RR_E_USAGE,
+		    "%s '%s': give the venv's interpreter or directory as a path "
+		    "(/opt/venv/bin/python); a version or a name finds no venv here",
+		    origin, py);
 	}
 	if (stat(py, &st) != 0) {
-		fprintf(stderr, "rocm-resolve: error: %s '%s': %s\n", origin, py, strerror(errno));
-		return RR_EXIT_USAGE;
+		return rr_cli_error(RR_E_USAGE, "%s '%s': %s", origin, py, strerror(errno));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		cli->python_venv = rr_xstrdup(py);
@@ -714,11 +713,11 @@ static int python_venv(struct rr_cli *cli, const char *origin)
 			strcpy(dir, ".");
 		slash = strrchr(dir, '/');
 		if (strcmp(slash ? slash + 1 : dir, "bin") != 0) {
-			fprintf(stderr,
-				"rocm-resolve: error: %s '%s' is not in a venv's bin/ directory; "
-				"name the venv with --venv DIR\n",
-				origin, py);
-			return RR_EXIT_USAGE;
+			return rr_cli_error(
+			    RR_E_USAGE,
+			    "%s '%s' is not in a venv's bin/ directory; name the venv "
+			    "with --venv DIR",
+			    origin, py);
 		}
 		if (slash == dir)
 			slash[1] = '\0';
@@ -784,11 +783,10 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		goto out;
 	for (size_t i = 0; i < ng; i++)
 		if (!(gv[i].def->commands & cmd->bit)) {
-			fprintf(stderr,
-				"rocm-resolve: error: %s takes no option '%s' (its options: "
-				"rocm-resolve help %s)\n",
-				cmd->name, gv[i].spelling, cmd->name);
-			status = RR_EXIT_USAGE;
+			status = rr_cli_error(RR_E_USAGE,
+					      "%s takes no option '%s' (its options: rocm-resolve "
+					      "help %s)",
+					      cmd->name, gv[i].spelling, cmd->name);
 			goto out;
 		}
 	for (size_t i = 0; i < ng && status < 0; i++)
@@ -829,9 +827,8 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (cli->ninputs && !(cmd->flags & RR_CMD_INPUTS) && cmd->bit != C_HELP) {
-		fprintf(stderr, "rocm-resolve: error: %s takes no INPUT (got '%s')\n", cmd->name,
-			cli->inputs[0]);
-		status = RR_EXIT_USAGE;
+		status = rr_cli_error(RR_E_USAGE, "%s takes no INPUT (got '%s')", cmd->name,
+				      cli->inputs[0]);
 		goto out;
 	}
 	{

@@ -102,6 +102,13 @@ void rr_cli_usage(FILE *f);
 
 /* print "rocm-resolve: error: file:line:col: message" plus the offending text and a caret */
 void rr_cli_print_error(const rr_error *err);
+/*
+ * print "rocm-resolve: error: MESSAGE" for a failure the CLI finds itself (a usage
+ * error); returns the exit status for code. Both keep the run's first error: with
+ * --format json, a run that fails before printing anything prints it on stdout as one
+ * error object (data/error.schema.json)
+ */
+int rr_cli_error(rr_err code, const char *fmt, ...) RR_PRINTF(2, 3);
 int rr_cli_exit_for(rr_err code);
 void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);

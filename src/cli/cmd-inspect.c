@@ -73,9 +73,8 @@ int cmd_inspect(struct rr_cli *cli)
 	int status;
 
 	if (cli->ninputs) {
-		fprintf(stderr, "rocm-resolve: error: inspect takes no INPUT (got '%s')\n",
-			cli->inputs[0]);
-		return RR_EXIT_USAGE;
+		return rr_cli_error(RR_E_USAGE, "inspect takes no INPUT (got '%s')",
+				    cli->inputs[0]);
 	}
 	status = rr_session_open(&s, cli, false);
 	if (status >= 0)

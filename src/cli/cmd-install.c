@@ -183,9 +183,7 @@ static int print_verify(const struct rr_cli *cli, const struct rr_verify_report 
 		if (vr->stages[i].verdict == RR_VERDICT_UNAVAILABLE)
 			rr_strbuf_addf(&what, "%s%s", what.len ? ", " : "", vr->stages[i].name);
 	if (cli->require_gpu) {
-		fprintf(stderr, "rocm-resolve: error: --require-gpu: verify could not check %s\n",
-			what.buf);
-		return RR_EXIT_ENV;
+		return rr_cli_error(RR_E_ENV, "--require-gpu: verify could not check %s", what.buf);
 	}
 	rr_cli_warn(cli, "verify could not check %s (no usable GPU; --require-gpu makes this an "
 			 "error)",
@@ -256,9 +254,8 @@ int cmd_restore(struct rr_cli *cli)
 	rr_err rc;
 
 	if (cli->ninputs) {
-		fprintf(stderr, "rocm-resolve: error: restore takes no INPUT (got '%s')\n",
-			cli->inputs[0]);
-		return RR_EXIT_USAGE;
+		return rr_cli_error(RR_E_USAGE, "restore takes no INPUT (got '%s')",
+				    cli->inputs[0]);
 	}
 	fill_opts(&o, &w, false);
 	rc = rr_install_restore(&o, &r, &err);

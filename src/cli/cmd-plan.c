@@ -130,13 +130,12 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	/* a requirement with no safe version: the plan stays on stderr only */
 	for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
 		if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
-			RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
-			rr_strbuf_adds(&msg, "rocm-resolve: error: ");
-			rr_strbuf_add_printable(&msg, plan->decisions[i].source);
-			rr_strbuf_adds(&msg, ": no safe version of '");
-			rr_strbuf_add_printable(&msg, plan->decisions[i].requirement);
-			rr_strbuf_adds(&msg, "' (--strict)\n");
-			fputs(msg.buf, stderr);
+			RR_AUTO_STRBUF struct rr_strbuf src = RR_STRBUF_INIT;
+			RR_AUTO_STRBUF struct rr_strbuf req = RR_STRBUF_INIT;
+			rr_strbuf_add_printable(&src, plan->decisions[i].source);
+			rr_strbuf_add_printable(&req, plan->decisions[i].requirement);
+			rr_cli_error(RR_E_CONFLICT, "%s: no safe version of '%s' (--strict)",
+				     src.buf, req.buf);
 			status = RR_EXIT_NO;
 		}
 	if (status < 0 && cli->uv_excludes)
@@ -152,7 +151,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	else
 		rr_plan_format_text(plan, &out);
 	if (!rr_cli_write_plan(out.buf, out.len)) {
-		fprintf(stderr, "rocm-resolve: error: cannot write the plan to stdout\n");
+		rr_cli_error(RR_E_IO, "cannot write the plan to stdout");
 		return RR_EXIT_ENV;
 	}
 	return RR_EXIT_OK;
@@ -169,7 +168,7 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 	if (cli->format == RR_FORMAT_JSON) {
 		rr_plan_format_json(plan, &out);
 		if (!rr_cli_write_stdout(out.buf, out.len)) {
-			fprintf(stderr, "rocm-resolve: error: cannot write to stdout\n");
+			rr_cli_error(RR_E_IO, "cannot write to stdout");
 			return RR_EXIT_ENV;
 		}
 	} else if (breaks) {

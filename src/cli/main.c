@@ -11,10 +11,29 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rocm-resolve/json.h"
 #include "rocm-resolve/strbuf.h"
 
 /* --color: "auto", "always" or "never" (set once, before any output) */
 static const char *colour_choice;
+/* --format json was given: a failure is reported on stdout as one error object too */
+static bool json_wanted;
+/* something went to stdout: a document, a report (no error object after it) */
+static bool stdout_used;
+/* the run's first error, for the error object (code RR_OK: none) */
+static rr_error failure = RR_ERROR_INIT;
+
+static void keep_failure(const rr_error *err)
+{
+	if (failure.code != RR_OK)
+		return;
+	failure.code = err->code;
+	failure.msg = rr_xstrdup(err->msg ? err->msg : rr_err_to_string(err->code));
+	failure.path = err->path ? rr_xstrdup(err->path) : NULL;
+	failure.line = err->line;
+	failure.col = err->col;
+	failure.text = err->text ? rr_xstrdup(err->text) : NULL;
+}
 
 int rr_cli_exit_for(rr_err code)
 {
@@ -48,6 +67,7 @@ void rr_cli_print_error(const rr_error *err)
 	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 
+	keep_failure(err);
 	rr_strbuf_addf(&sb, "rocm-resolve: %serror:%s ", rr_cli_colour("1;31"), rr_cli_colour("0"));
 	rr_error_format(err, &msg);
 	/* text from input files reaches the terminal escaped (\x1b, ...), never raw; a
@@ -82,6 +102,64 @@ void rr_cli_print_error(const rr_error *err)
 		}
 	}
 	fputs(sb.buf, stderr);
+}
+
+int rr_cli_error(rr_err code, const char *fmt, ...)
+{
+	rr_error err = RR_ERROR_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rr_vfail(&err, code, fmt, ap);
+	va_end(ap);
+	keep_failure(&err);
+	fprintf(stderr, "rocm-resolve: %serror:%s %s\n", rr_cli_colour("1;31"), rr_cli_colour("0"),
+		err.msg);
+	rr_error_release(&err);
+	return rr_cli_exit_for(code);
+}
+
+/* a JSON string of user text as it may be shown: credentials in URLs redacted */
+static json_t *shown_str(const char *s)
+{
+	RR_AUTOFREE char *shown = s ? rr_redact_credentials(s) : NULL;
+	return rr_json_str(shown);
+}
+
+/*
+ * --format json and the run failed before writing anything: one error object on
+ * stdout (data/error.schema.json), the same failure as the message on stderr
+ */
+static void print_failure(int status)
+{
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	json_t *root = json_object(), *e = json_object();
+
+	json_object_set_new(root, "schema", json_integer(1));
+	json_object_set_new(e, "exit_code", json_integer(status));
+	json_object_set_new(e, "kind", json_string(rr_err_to_string(failure.code)));
+	json_object_set_new(e, "message", shown_str(failure.msg));
+	json_object_set_new(e, "path", shown_str(failure.path));
+	json_object_set_new(e, "line", failure.line ? json_integer(failure.line) : json_null());
+	json_object_set_new(e, "col", failure.col ? json_integer(failure.col) : json_null());
+	json_object_set_new(e, "text", shown_str(failure.text));
+	json_object_set_new(root, "error", e);
+	rr_json_dump(root, RR_JSON_LINE, &out);
+	rr_cli_write_stdout(out.buf, out.len);
+}
+
+/* --format json or --format=json among the options (before any "--") */
+static bool asks_json(int argc, char **argv)
+{
+	bool json = false;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+			json = strcmp(argv[++i], "json") == 0;
+		else if (strncmp(argv[i], "--format=", 9) == 0)
+			json = strcmp(argv[i] + 9, "json") == 0;
+	}
+	return json;
 }
 
 /*
@@ -162,6 +240,7 @@ void rr_cli_add_printable_lines(struct rr_strbuf *out, const char *text)
 
 bool rr_cli_write_stdout(const char *buf, size_t len)
 {
+	stdout_used |= len > 0;
 	while (len) {
 		ssize_t n = write(STDOUT_FILENO, buf, len);
 		if (n < 0) {
@@ -189,7 +268,8 @@ int rr_cli_fail_closed(const struct rr_cli *cli, int status)
 {
 	static const char line[] = "rocm-resolve failed, no plan: see its error above\n";
 
-	if (status > 0 && cli->format == RR_FORMAT_TEXT && !cli->lock && !isatty(STDOUT_FILENO))
+	if (status > 0 && cli->format == RR_FORMAT_TEXT && !json_wanted && !cli->lock &&
+	    !isatty(STDOUT_FILENO))
 		rr_cli_write_stdout(line, sizeof(line) - 1);
 	return status;
 }
@@ -223,6 +303,7 @@ int main(int argc, char **argv)
 
 	/* a closed pipe is reported as a write error, not a silent death */
 	signal(SIGPIPE, SIG_IGN);
+	json_wanted = asks_json(argc, argv);
 	rc = rr_cli_parse(&cli, argc, argv);
 	colour_choice = cli.color;
 	/* before the command is known (a bad option), plan, the default, is assumed */
@@ -230,6 +311,10 @@ int main(int argc, char **argv)
 		rc = rr_cli_fail_closed(&cli, rc); /* a plan was asked for: the pipe must fail too */
 	if (rc < 0)
 		rc = cli.cmd->fn(&cli);
+	/* a failed --format json run: the error object, never a partial document */
+	if (rc > 0 && json_wanted && failure.code != RR_OK && !stdout_used)
+		print_failure(rc);
+	rr_error_release(&failure);
 	rr_cli_release(&cli);
 	return rc;
 }

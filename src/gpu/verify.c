@@ -333,7 +333,7 @@ static json_t *stage_json(const struct rr_verify_stage *st)
 	lower[i] = '\0';
 	json_object_set_new(o, "name", json_string(st->name));
 	json_object_set_new(o, "verdict", json_string(lower));
-	json_object_set_new(o, "summary", rr_json_str(st->summary ? st->summary : ""));
+	json_object_set_new(o, "why", rr_json_str(st->summary ? st->summary : ""));
 	for (i = 0; i < st->ndetails; i++)
 		json_array_append_new(d, rr_json_str(st->details[i]));
 	json_object_set_new(o, "details", d);
@@ -341,21 +341,55 @@ static json_t *stage_json(const struct rr_verify_stage *st)
 	return o;
 }
 
-static void make_json(struct rr_verify_report *r, json_t *probe)
+/* a probe member as a JSON string, null when absent or not a string */
+static json_t *probe_str(json_t *probe, const char *key)
+{
+	json_t *v = json_object_get(probe, key);
+	return json_is_string(v) ? json_incref(v) : json_null();
+}
+
+/*
+ * what the probe said, in the other commands' names: torch as inspect's and plan's
+ * {version, hip, cuda}; the probe's own protocol version is not the report's
+ */
+static json_t *probe_json(json_t *probe)
+{
+	json_t *o = json_object(), *torch = json_object();
+	const char *key;
+	json_t *v;
+
+	json_object_set_new(o, "python", probe_str(probe, "python"));
+	json_object_set_new(torch, "version", probe_str(probe, "torch_version"));
+	json_object_set_new(torch, "hip", probe_str(probe, "hip"));
+	json_object_set_new(torch, "cuda", probe_str(probe, "cuda"));
+	json_object_set_new(o, "torch", torch);
+	json_object_foreach(probe, key, v)
+	{
+		if (strcmp(key, "schema") && strcmp(key, "python") &&
+		    strcmp(key, "torch_version") && strcmp(key, "hip") && strcmp(key, "cuda"))
+			json_object_set(o, key, v);
+	}
+	return o;
+}
+
+static void make_json(struct rr_verify_report *r, const char *venv, json_t *probe)
 {
 	json_t *root = json_object(), *stages = json_array();
+	struct rr_strbuf out = RR_STRBUF_INIT;
 
-	json_object_set_new(root, "schema", json_integer(1));
+	json_object_set_new(root, "schema", json_integer(2));
+	json_object_set_new(root, "venv", rr_json_str(venv));
 	json_object_set_new(root, "exit_code", json_integer(rr_verify_exit_code(r)));
 	for (size_t i = 0; i < 3; i++) {
 		json_t *s = stage_json(&r->stages[i]);
 		if (i == 2 && probe)
-			json_object_set(s, "probe", probe);
+			json_object_set_new(s, "probe", probe_json(probe));
 		json_array_append_new(stages, s);
 	}
 	json_object_set_new(root, "stages", stages);
-	r->json = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(root);
+	/* one line, as plan's and check's documents: the one JSON writer */
+	rr_json_dump(root, RR_JSON_LINE, &out);
+	r->json = rr_strbuf_detach(&out, NULL);
 }
 
 rr_err rr_verify_run(const struct rr_verify_opts *o, struct rr_verify_report **ret, rr_error *err)
@@ -401,7 +435,7 @@ rr_err rr_verify_run(const struct rr_verify_opts *o, struct rr_verify_report **r
 	else
 		rr_gpu_torch_probe(o, timeout, r->stages[1].verdict, &r->stages[2], &probe);
 
-	make_json(r, probe);
+	make_json(r, o->venv, probe);
 	json_decref(probe);
 	*ret = r;
 	return RR_OK;

@@ -379,6 +379,7 @@ rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *
 		sites[vo.nsite_dirs++] = v->site_packages;
 	for (size_t i = 0; i < v->nbridged_sites; i++)
 		sites[vo.nsite_dirs++] = v->bridged_sites[i];
+	vo.venv = v->root;
 	vo.site_dirs = sites;
 	vo.protected_dists = dists;
 	vo.nprotected = stack->n;

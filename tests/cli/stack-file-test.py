@@ -55,15 +55,22 @@ def run(args, env, cwd=src):
 
 
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-         "integer": int}
+         "integer": int, "number": (int, float)}
 KNOWN = {"$schema", "$id", "title", "description", "type", "const", "pattern", "required",
-         "properties", "additionalProperties", "items"}
+         "properties", "additionalProperties", "items", "enum", "minimum", "minItems",
+         "maxItems", "$defs", "$ref"}
 
 
-def validate(schema, doc, where="$"):
+def validate(schema, doc, where="$", root=None):
+    root = root or schema
     unknown = set(schema) - KNOWN
     if unknown:
         fail(f"schema checker does not know {sorted(unknown)} at {where}")
+    if "$ref" in schema:  # local references only: "#/$defs/NAME"
+        target = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        validate(target, doc, where, root)
     if "type" in schema:
         types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         ok = any(isinstance(doc, TYPES[t]) and not (t != "boolean" and isinstance(doc, bool))
@@ -75,6 +82,12 @@ def validate(schema, doc, where="$"):
         fail(f"{where}: {doc!r} is not {schema['const']!r}")
     if "pattern" in schema and isinstance(doc, str) and not re.search(schema["pattern"], doc):
         fail(f"{where}: {doc!r} does not match {schema['pattern']}")
+    if "enum" in schema and doc not in schema["enum"]:
+        fail(f"{where}: {doc!r} is not one of {schema['enum']}")
+    if "minimum" in schema and isinstance(doc, (int, float)) and doc < schema["minimum"]:
+        fail(f"{where}: {doc!r} is below {schema['minimum']}")
+    if isinstance(doc, list) and not schema.get("minItems", 0) <= len(doc) <= schema.get("maxItems", len(doc)):
+        fail(f"{where}: {len(doc)} items, not {schema.get('minItems', 0)}..{schema.get('maxItems')}")
     if isinstance(doc, dict):
         for k in schema.get("required", []):
             if k not in doc:
@@ -82,14 +95,14 @@ def validate(schema, doc, where="$"):
         props = schema.get("properties", {})
         for k, v in doc.items():
             if k in props:
-                validate(props[k], v, f"{where}.{k}")
+                validate(props[k], v, f"{where}.{k}", root)
             elif schema.get("additionalProperties") is False:
                 fail(f"{where}: '{k}' is not in the schema")
             elif isinstance(schema.get("additionalProperties"), dict):
-                validate(schema["additionalProperties"], v, f"{where}.{k}")
+                validate(schema["additionalProperties"], v, f"{where}.{k}", root)
     if isinstance(doc, list) and "items" in schema:
         for i, v in enumerate(doc):
-            validate(schema["items"], v, f"{where}[{i}]")
+            validate(schema["items"], v, f"{where}[{i}]", root)
 
 
 def main():

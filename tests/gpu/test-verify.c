@@ -641,7 +641,7 @@ static struct rr_verify_report *torch_case(const char *vcase, int timeout)
 static void test_torch_ok(void **state)
 {
 	struct rr_verify_report *r = torch_case("ok", 30000);
-	json_t *j;
+	json_t *j, *probe;
 	json_error_t je;
 	(void)state;
 
@@ -652,11 +652,11 @@ static void test_torch_ok(void **state)
 	assert_int_equal(rr_verify_exit_code(r), 0);
 	j = json_loads(r->json, 0, &je);
 	assert_non_null(j);
-	assert_string_equal(json_string_value(json_object_get(
-				    json_object_get(json_array_get(json_object_get(j, "stages"), 2),
-						    "probe"),
-				    "torch_version")),
-			    "2.9.1+rocm7.2.0.lw.git7e1940d4");
+	/* the probe's torch in inspect's and plan's shape */
+	probe = json_object_get(json_array_get(json_object_get(j, "stages"), 2), "probe");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(probe, "torch"), "version")),
+	    "2.9.1+rocm7.2.0.lw.git7e1940d4");
 	json_decref(j);
 	rr_verify_report_free(r);
 
@@ -771,7 +771,7 @@ static void test_report(void **state)
 
 	j = json_loads(r->json, 0, &je);
 	assert_non_null(j);
-	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 2);
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 1);
 	assert_int_equal(json_array_size(json_object_get(j, "stages")), 3);
 	st = json_array_get(json_object_get(j, "stages"), 0);
