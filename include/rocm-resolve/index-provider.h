@@ -16,11 +16,17 @@ struct rr_venv;
 struct rr_index_provider;
 struct rr_requirement;
 
-/* skip (may be NULL) names projects never to fetch: fixed ones, forbidden ones */
+/*
+ * held (may be NULL) gives the installed version of a project the plan holds at its
+ * installed build (the protected stack), NULL for any other. The crawl follows every
+ * project a likely release names - the plan's resolution and the input's as written
+ * (where CUDA-only projects are taken like any) both ask about them - but a held one
+ * only once a line seen excludes its installed build
+ */
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 						const struct rr_venv *venv,
-						bool (*skip)(void *ctx, const char *key),
-						void *skip_ctx);
+						const char *(*held)(void *ctx, const char *key),
+						void *held_ctx);
 void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret);
 /*
  * the user's root requirements (borrowed during the call), before resolving:
@@ -34,9 +40,8 @@ void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret
 void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 				      const struct rr_requirement *const *reqs, size_t n);
 /*
- * pages to fetch (not crawl) beside the crawl, even of names the skip callback
- * names: the protected stack's, which the resolution of the input as written asks
- * about (keys borrowed during the call); asked for at once
+ * pages to fetch beside the crawl: the protected stack's, which the resolution of the
+ * input as written asks about (keys borrowed during the call); asked for at once
  */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /* the index file behind a candidate, NULL for an installed-only one */

@@ -464,15 +464,12 @@ rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error
 /* ---- step 5: resolution -------------------------------------------------- */
 
 /* the crawl never fetches fixed, forbidden or clashing names: the resolver never asks for them */
-static bool skip_cb(void *opaque, const char *key)
+static const char *held_cb(void *opaque, const char *key)
 {
 	const struct rr_flow *f = opaque;
-	const struct rr_protected *p;
+	const struct rr_protected *p = rr_stack_lookup(f->stack, key);
 
-	if (rr_stack_lookup(f->stack, key) || rr_policy_match_cuda_only(f->policy, key))
-		return true;
-	p = rr_stack_clash(f->stack, f->policy, key);
-	return p && strcmp(p->key, key) != 0;
+	return p ? p->version : NULL;
 }
 
 static bool index_file_of(const struct rr_candidate *c, struct rr_locked_file *ret)
@@ -539,7 +536,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		rc = rr_index_client_new(&io, &client, err);
 		if (rc)
 			return rc;
-		ip = rr_index_provider_new(client, f->venv, skip_cb, f);
+		ip = rr_index_provider_new(client, f->venv, held_cb, f);
 		rr_index_provider_get(ip, &prov);
 		in.file_of = index_file_of;
 		in.find_links_of = find_links_of;

@@ -85,8 +85,10 @@ struct rr_index_provider {
 	struct rr_target target;
 	struct rr_marker_env env;
 	char pybuf[16];
-	bool (*skip)(void *ctx, const char *key); /* never fetched: fixed or forbidden */
-	void *skip_ctx;
+	/* the installed version of a project the plan holds (its protected build), NULL for
+	 * any other project */
+	const char *(*held)(void *ctx, const char *key);
+	void *held_ctx;
 	struct pkg **pkgs;
 	size_t npkgs, cap_pkgs;
 	char **warnings;
@@ -561,12 +563,12 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 static void crawl_pick(struct rr_index_provider *ip, struct want *w);
 static void hook_project(void *ctx, const char *key);
 
-/* the crawl asks for key's page (once; never for a fixed or forbidden project) */
+/* the crawl asks for key's page (once) */
 static void crawl_add(struct rr_index_provider *ip, const char *key)
 {
 	struct want *w = find_want(ip, key, true);
 
-	if (w->asked || (ip->skip && ip->skip(ip->skip_ctx, key)))
+	if (w->asked)
 		return;
 	w->asked = true;
 	if (find_pkg(ip, key) || rr_index_project_known(ip->client, key))
@@ -603,9 +605,9 @@ static void crawl_expand(struct rr_index_provider *ip, struct want *w, const str
 		bool holds = true;
 		int grew;
 
-		if (d->deps[i].rc || r->url || (ip->skip && ip->skip(ip->skip_ctx, r->key)) ||
-		    (r->marker && (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) ||
-				   !holds)))
+		if (d->deps[i].rc || r->url ||
+		    (r->marker &&
+		     (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) || !holds)))
 			continue;
 		grew = want_add(ip, r);
 		o = find_want(ip, r->key, false);
@@ -621,13 +623,36 @@ static void crawl_expand(struct rr_index_provider *ip, struct want *w, const str
 	free(extras);
 }
 
+/*
+ * does the installed build of a project the plan holds satisfy every specifier seen
+ * for it? Then the input as written keeps it too (an installer prefers what is
+ * installed), and no release of the index is wanted
+ */
+static bool held_stays(struct rr_index_provider *ip, const struct want *w)
+{
+	const char *vtext = ip->held ? ip->held(ip->held_ctx, w->key) : NULL;
+	struct rr_version v = RR_VERSION_INIT;
+	bool stays = true;
+
+	if (!vtext)
+		return false;
+	if (rr_version_parse(vtext, &v, NULL) == RR_OK)
+		for (size_t k = 0; k < w->nspecs && stays; k++)
+			stays = rr_specset_contains(&w->specs[k], &v, RR_PRE_POLICY_ALLOW);
+	rr_version_release(&v);
+	return stays;
+}
+
 /* w's page is in: ask for the metadata of the release the resolver will likely
  * pick (again when the specifiers seen changed that pick), or follow it at once
- * when its requirements are known already */
+ * when its requirements are known already. A project the plan holds is followed
+ * only once a line excludes its installed build: the input as written is resolved
+ * too, and there an installer replaces it with a release of the index (a torch
+ * whose dozen CUDA projects are then fetched here, not one by one at the end) */
 static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 {
 	struct pkg *pk = find_pkg(ip, w->key);
-	const struct rr_candidate *c = pk ? likely_candidate(ip, pk) : NULL;
+	const struct rr_candidate *c = pk && !held_stays(ip, w) ? likely_candidate(ip, pk) : NULL;
 	struct cand_data *d = c ? (struct cand_data *)c->data : NULL;
 	rr_error err = RR_ERROR_INIT;
 
@@ -679,27 +704,17 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 	}
 }
 
-/*
- * the resolver will ask for these soon (the lines of a release it took; never a name it
- * holds fixed or forbidden). One the crawl skips is asked for all the same, its page
- * only: the input as written is resolved without the stack fixed, and a torch it takes
- * names a dozen CUDA projects (one round trip for them all, not one each)
- */
+/* the resolver will ask for these soon (the lines of a release it took) */
 static void p_prefetch(void *ctx, const char *const *keys, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
 
-	for (size_t i = 0; i < n; i++) {
-		if (ip->skip && ip->skip(ip->skip_ctx, keys[i]))
-			rr_index_want_project(ip->client, keys[i], PRIO_PAGE);
-		else
-			crawl_add(ip, keys[i]);
-	}
+	for (size_t i = 0; i < n; i++)
+		crawl_add(ip, keys[i]);
 }
 
 /* pages wanted beside the crawl (the protected stack's, for the resolution of the input
- * as written): asked for at once, after the crawl's when requests must wait, and not
- * crawled (the skip callback names them) */
+ * as written): asked for at once, after the crawl's when requests must wait */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -748,15 +763,15 @@ static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidat
 
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 						const struct rr_venv *venv,
-						bool (*skip)(void *ctx, const char *key),
-						void *skip_ctx)
+						const char *(*held)(void *ctx, const char *key),
+						void *held_ctx)
 {
 	struct rr_index_provider *ip = rr_xcalloc(1, sizeof(*ip));
 
 	ip->client = client;
 	ip->venv = venv;
-	ip->skip = skip;
-	ip->skip_ctx = skip_ctx;
+	ip->held = held;
+	ip->held_ctx = held_ctx;
 	rr_venv_marker_env(venv, &ip->env, ip->pybuf);
 	{
 		struct rr_index_hooks h = {ip, hook_project, hook_metadata};

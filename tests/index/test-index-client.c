@@ -1015,45 +1015,68 @@ static void test_crawl_pipelined(void **state)
 	rr_index_client_free(c);
 }
 
-static bool skip_nvidia(void *ctx, const char *key)
+static const char *held_torch(void *ctx, const char *key)
 {
 	(void)ctx;
-	return strncmp(key, "nvidia-", 7) == 0;
+	return strcmp(key, "torch") == 0 ? "2.9.1+rocm7.2.0.lw.git7e1940d4" : NULL;
 }
 
-/*
- * the resolver's hint names projects the crawl skips (the input as written is resolved
- * without the stack fixed, and a torch it takes names CUDA-only projects): their pages
- * are asked for at once, all of them while the first is still on its way, and they are
- * not crawled (no metadata of theirs). Before, nothing: each page came when the resolver
- * asked for it, one after the other
- */
-static void test_prefetch_skipped_pages(void **state)
+/* the crawl from one root line over the ROCm 7.2 venv, torch held at its installed build */
+static void crawl_held(struct rr_index_client *c, const char *line)
 {
-	static const char *const keys[] = {"nvidia-cuda-nvrtc-cu12", "nvidia-nvtx-cu12", "six"};
-	struct rr_index_client *c = client(NULL, 1, "/_fault/slow/800/nvidia-cuda-nvrtc-cu12/simple");
+	struct rr_requirement r = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &r;
+	static const char *const stack[] = {"torch"};
 	struct rr_venv_opts vo = {0};
 	RR_AUTOFREE char *vpath = rr_xasprintf("%s/fixtures/venvs/rocm72", getenv("RR_SRCDIR"));
 	struct rr_venv *v = NULL;
 	struct rr_index_provider *ip;
-	struct rr_provider prov;
-	(void)state;
 
+	assert_int_equal(rr_requirement_parse(line, &r, NULL), RR_OK);
 	assert_int_equal(rr_venv_load(vpath, &vo, &v, NULL), RR_OK);
 	rr_test_index_reset(base);
-	ip = rr_index_provider_new(c, v, skip_nvidia, NULL);
-	rr_index_provider_get(ip, &prov);
-	prov.prefetch(prov.ctx, keys, 3);
+	ip = rr_index_provider_new(c, v, held_torch, NULL);
+	rr_index_provider_pages(ip, stack, 1);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
 	rr_index_wait_all(c);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&r);
+	rr_venv_free(v);
+}
+
+/*
+ * the input as written is resolved too, without the stack held: where a line excludes
+ * the installed torch (xformers 0.0.28.post3 requires torch==2.5.1), an installer takes
+ * torch 2.5.1 from the index, and with it a dozen CUDA projects. The crawl follows that
+ * torch and those projects (pages and metadata, the pages all at once while the first is
+ * slow) while the plan's resolution runs; before, it skipped them, and the resolution of
+ * the input as written fetched them one after the other at the end. Where the installed
+ * build satisfies every line (xformers 0.0.31: torch>=2.7), no torch is fetched
+ */
+static void test_crawl_held(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1,
+					   "/_fault/slow/800/nvidia-cuda-nvrtc-cu12/simple");
+	(void)state;
+
+	crawl_held(c, "xformers==0.0.28.post3");
+	assert_int_equal(rr_test_index_seen(base, "torch-2.5.1-"), 1);
 	assert_int_equal(rr_test_index_seen(base, "/simple/nvidia-cuda-nvrtc-cu12/"), 1);
 	assert_int_equal(rr_test_index_order(base, "in:/simple/nvidia-nvtx-cu12/",
 					     "out:/simple/nvidia-cuda-nvrtc-cu12/"), 1);
-	/* pages only: the crawl follows six (its page), not the skipped ones' releases */
-	assert_int_equal(rr_test_index_seen(base, "/simple/six/"), 1);
-	assert_int_equal(rr_test_index_seen(base, "nvidia_nvtx_cu12-"), 0);
-	assert_int_equal(rr_test_index_seen(base, "nvidia_cuda_nvrtc_cu12-"), 0);
-	rr_index_provider_free(ip);
-	rr_venv_free(v);
+	assert_int_equal(rr_test_index_seen(base, "nvidia_nvtx_cu12-12.4.127"), 1);
+	assert_int_equal(rr_test_index_seen(base, "nvidia_cuda_nvrtc_cu12-12.4.127"), 1);
+	/* the triton torch 2.5.1 pins (not held here) is followed like any project */
+	assert_int_equal(rr_test_index_seen(base, "triton-3.1.0-"), 1);
+
+	rr_index_client_free(c);
+
+	c = client(NULL, 1, "/simple");
+	crawl_held(c, "xformers==0.0.31");
+	assert_int_equal(rr_test_index_seen(base, "/simple/xformers/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "xformers-0.0.31-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "torch-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/nvidia-"), 0);
 	rr_index_client_free(c);
 }
 
@@ -1419,37 +1442,37 @@ static void test_archive_error_names_url(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_page),
-		cmocka_unit_test(test_html_pytorch_index),
-		cmocka_unit_test(test_first_index_wins),
-		cmocka_unit_test(test_jsonapi_fallback),
-		cmocka_unit_test(test_metadata_paths),
-		cmocka_unit_test(test_metadata_integrity),
-		cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_auth),
-		cmocka_unit_test(test_parallel),
-		cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_cache_atomic),
-		cmocka_unit_test(test_fetch_layer),
-		cmocka_unit_test(test_range_metadata),
-		cmocka_unit_test(test_sdist_scan_bound),
-		cmocka_unit_test(test_zip_sdist_ranges),
-		cmocka_unit_test(test_page_cap),
-		cmocka_unit_test(test_failure_cache),
-		cmocka_unit_test(test_deadline),
-		cmocka_unit_test(test_bad_hash_not_cached),
-		cmocka_unit_test(test_link_credentials_not_cached),
-		cmocka_unit_test(test_noheaders_cache),
-		cmocka_unit_test(test_provider_crawl),
-		cmocka_unit_test(test_crawl_pipelined),
-		cmocka_unit_test(test_walk_ahead),
-		cmocka_unit_test(test_prefetch_skipped_pages),
-		cmocka_unit_test(test_pages_format),
-		cmocka_unit_test(test_find_links),
-		cmocka_unit_test(test_index_priority),
-		cmocka_unit_test(test_remote_file_links),
-		cmocka_unit_test(test_other_project_files),
-		cmocka_unit_test(test_archive_error_names_url),
+	    cmocka_unit_test(test_json_page),
+	    cmocka_unit_test(test_html_pytorch_index),
+	    cmocka_unit_test(test_first_index_wins),
+	    cmocka_unit_test(test_jsonapi_fallback),
+	    cmocka_unit_test(test_metadata_paths),
+	    cmocka_unit_test(test_metadata_integrity),
+	    cmocka_unit_test(test_faults),
+	    cmocka_unit_test(test_auth),
+	    cmocka_unit_test(test_parallel),
+	    cmocka_unit_test(test_cache),
+	    cmocka_unit_test(test_cache_atomic),
+	    cmocka_unit_test(test_fetch_layer),
+	    cmocka_unit_test(test_range_metadata),
+	    cmocka_unit_test(test_sdist_scan_bound),
+	    cmocka_unit_test(test_zip_sdist_ranges),
+	    cmocka_unit_test(test_page_cap),
+	    cmocka_unit_test(test_failure_cache),
+	    cmocka_unit_test(test_deadline),
+	    cmocka_unit_test(test_bad_hash_not_cached),
+	    cmocka_unit_test(test_link_credentials_not_cached),
+	    cmocka_unit_test(test_noheaders_cache),
+	    cmocka_unit_test(test_provider_crawl),
+	    cmocka_unit_test(test_crawl_pipelined),
+	    cmocka_unit_test(test_walk_ahead),
+	    cmocka_unit_test(test_crawl_held),
+	    cmocka_unit_test(test_pages_format),
+	    cmocka_unit_test(test_find_links),
+	    cmocka_unit_test(test_index_priority),
+	    cmocka_unit_test(test_remote_file_links),
+	    cmocka_unit_test(test_other_project_files),
+	    cmocka_unit_test(test_archive_error_names_url),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
