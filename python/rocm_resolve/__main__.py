@@ -1,4 +1,5 @@
-"""``rocm-resolve`` console script and ``python -m rocm_resolve``: exec the binary."""
+"""``rocm-resolve`` console script and ``python -m rocm_resolve``: exec the binary;
+``rr-testcase`` console script: exec the scenario runner."""
 
 import os
 import sys
@@ -26,16 +27,26 @@ def _environ():
     return env
 
 
-def main():
-    exe = binary()
+def _exec(name):
+    exe = binary(name)
     try:
-        # argv[0] stays "rocm-resolve": the tool names itself in its messages
-        os.execve(exe, ["rocm-resolve"] + sys.argv[1:], _environ())
+        # argv[0] stays the command's name: the tool names itself in its messages
+        os.execve(exe, [name] + sys.argv[1:], _environ())
     except OSError as e:
-        sys.stderr.write("rocm-resolve: error: cannot run the bundled binary %s: %s\n"
-                         "rocm-resolve: hint: reinstall the wheel "
-                         "(pip install --force-reinstall rocm-resolve)\n" % (exe, e.strerror))
+        sys.stderr.write("%s: error: cannot run the bundled binary %s: %s\n"
+                         "%s: hint: reinstall the wheel "
+                         "(pip install --force-reinstall rocm-resolve)\n"
+                         % (name, exe, e.strerror, name))
         return 3
+
+
+def main():
+    return _exec("rocm-resolve")
+
+
+def testcase():
+    """``rr-testcase``: replay a ``--write-testcase`` bug report offline."""
+    return _exec("rr-testcase")
 
 
 if __name__ == "__main__":

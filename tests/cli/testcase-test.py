@@ -18,7 +18,7 @@ import tempfile
 src = os.environ["RR_SRCDIR"]
 build = os.environ["RR_BUILDDIR"]
 exe = os.path.join(build, "src", "cli", "rocm-resolve")
-runner = os.path.join(build, "tests", "runner", "rr-testcase")
+runner = os.path.join(build, "src", "cli", "rr-testcase")
 venv = os.path.join(src, "fixtures", "venvs", "rocm72")
 fails = []
 n = 0

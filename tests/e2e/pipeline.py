@@ -204,7 +204,7 @@ def main():
                   "torch" not in vu.install, vu.log)
 
             # ---- --write-testcase: a real run replays offline on the in-memory world
-            runner = os.path.join(E.BUILD, "tests", "runner", "rr-testcase")
+            runner = os.path.join(E.BUILD, "src", "cli", "rr-testcase")
             cons = write("cons.txt", "urllib3<3\n")
             cases = [("rr-parent\nrequests\n-c cons.txt\n", v72, []),
                      ("vllm==0.10.1\npsutil\ntransformers\n", v72, []),

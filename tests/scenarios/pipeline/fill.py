@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fill a scenario's empty `result ... <inline>` blocks with what the runner prints (-r).
-    tests/scenarios/pipeline/fill.py build/tests/runner/rr-testcase FILE.t
+    tests/scenarios/pipeline/fill.py build/src/cli/rr-testcase FILE.t
 Read the result before committing it: the expectation is what you claim is right."""
 import subprocess
 import sys

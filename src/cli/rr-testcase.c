@@ -42,7 +42,8 @@ int main(int argc, char **argv)
 			struct dirent *e;
 			while ((e = readdir(d)))
 				if (rr_str_endswith(e->d_name, ".t"))
-					rr_strv_take(&files, rr_xasprintf("%s/%s", argv[i], e->d_name));
+					rr_strv_take(&files,
+						     rr_xasprintf("%s/%s", argv[i], e->d_name));
 			closedir(d);
 			rr_strv_sort_unique(&files);
 		} else if (errno == ENOTDIR) {
