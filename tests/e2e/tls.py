@@ -53,7 +53,9 @@ def main():
         venv = os.path.join(E.SRC, "fixtures", "venvs", "rocm72")
 
         def run(extra=(), timeout=120, **env):
-            e = E.clean_env(**env)
+            # no pip configuration file: a machine's /etc/pip.conf `cert =` beats
+            # $SSL_CERT_FILE, as it does for pip
+            e = E.clean_env(PIP_CONFIG_FILE=os.devnull, **env)
             for k in ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
                 if k not in env:
                     e.pop(k, None)
