@@ -3,8 +3,9 @@
  * requests, one file's steps at a time (each step is asked the moment the one
  * before is answered; metadata.c runs the jobs). A wheel is read as uv does:
  * its end (the end of the central directory, usually the whole directory and,
- * for a small wheel, METADATA), then the central directory if it starts
- * earlier, then only the METADATA member - never the whole wheel. The end asked
+ * for a small wheel, METADATA); when the directory starts earlier, a longer end
+ * that holds it and, most likely, METADATA (which lies just before it); then
+ * only the METADATA member if it is still missing - never the whole wheel. The end asked
  * for is 16 KiB (TAIL_BYTES) for a project's first wheel; once one wheel of the
  * project was read, the next one's tail is sized from it to bring METADATA
  * along (one request) when that is not much more than the directory, else the
@@ -39,6 +40,7 @@ struct rr_index_dist_job {
 	unsigned char *tail; /* the last tail_len bytes */
 	size_t tail_len;
 	size_t want_tail; /* the tail asked for */
+	bool longer_tail; /* a second, longer tail was asked for (the directory started earlier) */
 	unsigned long long total;
 	struct rr_zip_cd cd;
 	struct rr_zip_member m;
@@ -73,6 +75,9 @@ struct tail_hint {
  * of 128 KiB instead cost 13 and 45 MB more.
  */
 #define TAIL_ONE_FIT (128u * 1024)
+/* past the directory and half its size (RECORD), a longer tail reaches back this far
+ * more for METADATA (a long description deflated) */
+#define LONGER_TAIL_EXTRA (32u * 1024)
 #define TAIL_MAX (1u << 20)
 /* the first range asked of a .tar.gz sdist: PKG-INFO was within the first 24 KiB
  * of every setuptools sdist looked at (pandas 1.5.3, jieba 0.42.1, encodec) */
@@ -282,6 +287,19 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 				       j->f->filename, RR_ZIP_MAX_CD);
 		if (j->cd.offset >= j->total - j->tail_len)
 			return job_cd(c, j, j->tail + (j->cd.offset - (j->total - j->tail_len)), err);
+		if (!j->longer_tail) {
+			/* the directory starts earlier: ask for a tail that holds it and, most
+			 * likely, METADATA too (dist-info comes last, before the directory;
+			 * RECORD, its last member, deflates to about half the directory's size)
+			 * - one request instead of the directory's and then the member's */
+			unsigned long long want = j->total - j->cd.offset + j->cd.size / 2 + LONGER_TAIL_EXTRA;
+			j->longer_tail = true;
+			j->want_tail = want > j->total ? (size_t)j->total : (size_t)want;
+			free(j->tail);
+			j->tail = NULL;
+			j->tail_len = 0;
+			return RR_OK;
+		}
 		j->stage = ST_CD;
 		return RR_OK;
 	}

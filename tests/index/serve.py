@@ -189,9 +189,9 @@ def build_wheel(rel, tag):
                           f"Root-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
                           f"Tag: {tag}\n\n").encode(),
     }
-    if "big" in rel.flags:
-        # many members (a central directory beyond the last 64 KiB) and, after the
-        # dist-info, an incompressible member (METADATA beyond it too)
+    if "big" in rel.flags or "many" in rel.flags:
+        # many members (a central directory beyond the last 64 KiB) and, for big, after
+        # the dist-info, an incompressible member (METADATA beyond it too)
         filler = {f"{dn}/sub/module_with_a_rather_long_name_{i:05d}.py": b"x = 1\n"
                   for i in range(1500)}
         files = {**filler, **files}

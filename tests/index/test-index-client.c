@@ -673,17 +673,26 @@ static void test_range_metadata(void **state)
 	assert_non_null(strstr(txt, "Name: rr-big-wheel\n"));
 	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
 	rr_index_client_stats(c, &st);
-	/* the tail, the central directory (it starts before the tail), the member */
+	/* the tail, a longer tail with the central directory (it starts before the first
+	 * tail), the member (a 256 KiB member lies between it and the directory) */
 	assert_int_equal(st.range_requests, 3);
 	assert_int_equal(st.whole_files, 0);
 	print_message("range reads: %llu of %lld bytes\n", st.bytes - before, size);
 	assert_true(st.bytes - before < (unsigned long long)size / 2);
+	/* most wheels: the dist-info last, just before a directory larger than the first
+	 * tail: the longer tail brings both (before: the directory, then the member) */
+	assert_int_equal(rr_index_get_project(c, "rr-many-wheel", &p, &err), RR_OK);
+	assert_false(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-many-wheel\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 5);
 	/* a small wheel lies whole in its tail: one request, hash checked */
 	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
 	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
 	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
 	rr_index_client_stats(c, &st);
-	assert_int_equal(st.range_requests, 4);
+	assert_int_equal(st.range_requests, 6);
 	rr_index_client_free(c);
 
 	/* a server that answers Range with the whole file: streamed to a temp file */
