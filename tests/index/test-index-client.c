@@ -678,7 +678,9 @@ static void test_range_metadata(void **state)
 	assert_int_equal(st.range_requests, 3);
 	assert_int_equal(st.whole_files, 0);
 	print_message("range reads: %llu of %lld bytes\n", st.bytes - before, size);
-	assert_true(st.bytes - before < (unsigned long long)size / 2);
+	/* not the whole file: the longer tail reaches back half a directory and 32 KiB
+	 * past it, which in this small wheel of 1500 members is most of the rest */
+	assert_true(st.bytes - before < (unsigned long long)size);
 	/* most wheels: the dist-info last, just before a directory larger than the first
 	 * tail: the longer tail brings both (before: the directory, then the member) */
 	assert_int_equal(rr_index_get_project(c, "rr-many-wheel", &p, &err), RR_OK);
