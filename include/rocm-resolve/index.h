@@ -73,7 +73,7 @@ struct rr_index_project {
 	struct rr_index_file *files;
 	size_t nfiles;
 	char *arena; /* when set, every file's strings live in this one block */
-	size_t nforeign; /* wheels left out: no Linux CPython could install them */
+	size_t nforeign; /* wheels left out: no Linux CPython (or not the target) can install them */
 	size_t nignored; /* files left out: another project's, or not at an http(s) URL */
 };
 
@@ -93,6 +93,8 @@ struct rr_index_event {
 	double start_s, end_s;	    /* when it started and ended, seconds since the client was made */
 	double connect_s;	    /* setting up its connection took (TCP, TLS), 0: one reused */
 };
+
+struct rr_target;
 
 struct rr_index_opts {
 	/* in priority order: a project found on an earlier index is never taken from a
@@ -133,6 +135,11 @@ struct rr_index_opts {
 	 * transfers run, for progress; called from the thread that runs the client */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);
 	void *observe_ctx;
+	/* optional: the interpreter and platform the files are for; wheels it cannot
+	 * install are left out of every project as its page is read (counted in
+	 * nforeign), so that what stays in memory is what a resolution can use. The
+	 * cache keeps the page's files whatever the target */
+	const struct rr_target *target;
 };
 
 /*

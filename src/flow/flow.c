@@ -19,6 +19,7 @@
 #include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/index-provider.h"
 #include "flow/local-private.h"
@@ -498,6 +499,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		      rr_error *err)
 {
 	struct rr_index_opts io = {0};
+	struct rr_target target;
 	struct rr_index_client *client = NULL;
 	struct rr_index_provider *ip = NULL;
 	struct rr_provider prov = {0};
@@ -533,6 +535,8 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		io.nfind_links = nfl;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;
 		io.max_parallel = 48; /* as many in flight as uv keeps (its default is 50) */
+		rr_venv_target(f->venv, &target);
+		io.target = &target; /* what no wheel of the venv's is, never kept in memory */
 		rc = rr_index_client_new(&io, &client, err);
 		if (rc)
 			return rc;

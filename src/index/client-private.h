@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/tags.h"
 
 /* ---- map.c ---- */
 
@@ -88,6 +89,8 @@ struct rr_index_client {
 	size_t nidx;
 	char *cache_dir; /* NULL: no cache */
 	bool offline, refresh;
+	bool has_target; /* target: what the resolution installs into (rr_index_opts.target) */
+	struct rr_target target;
 	struct rr_fetcher *fetcher;
 	struct rr_strmap projects; /* key -> struct rr_index_proj_slot */
 	struct rr_strmap meta;     /* file url -> struct rr_index_meta_slot */

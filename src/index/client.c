@@ -37,6 +37,10 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	if (rr_curl_load(err) != RR_OK)
 		return RR_E_ENV;
 	c = rr_xcalloc(1, sizeof(*c));
+	if (o->target) {
+		c->has_target = true;
+		c->target = *o->target;
+	}
 	c->idx = rr_xcalloc(o->nindex_urls, sizeof(*c->idx));
 	for (size_t i = 0; i < o->nindex_urls; i++) {
 		struct rr_index_src *s = &c->idx[c->nidx];

@@ -220,6 +220,10 @@ size_t rr_index_project_keep(struct rr_index_project *p, const char *key, bool a
 char *rr_index_file_project(const struct rr_index_file *f);
 /* move every file's strings into one block (fewer allocations, less memory) */
 void rr_index_project_pack(struct rr_index_project *p);
+/* leave out the wheels the target cannot install (counted in nforeign), the strings
+ * of those that go with them; returns how many went */
+struct rr_target;
+size_t rr_index_project_keep_installable(struct rr_index_project *p, const struct rr_target *t);
 
 /* ---- the page readers: from memory, no I/O, fuzzed ---- */
 

@@ -114,6 +114,8 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 	 * files, and local ones only from a local index */
 	if (rc == RR_OK)
 		rr_index_project_keep(p, g->key, s->local);
+	if (rc == RR_OK && c->has_target)
+		rr_index_project_keep_installable(p, &c->target);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/util.h"
 
@@ -212,13 +213,12 @@ char **rr_index_file_strings(struct rr_index_file *f, char **v[RR_INDEX_FILE_NST
 	return v[0];
 }
 
-void rr_index_project_pack(struct rr_index_project *p)
+/* into one block; from_arena: the strings live in an arena the caller frees */
+static void pack(struct rr_index_project *p, bool from_arena)
 {
 	size_t total = 0;
 	char *arena, *w;
 
-	if (p->arena || !p->nfiles)
-		return;
 	for (size_t i = 0; i < p->nfiles; i++) {
 		char **v[RR_INDEX_FILE_NSTR];
 		rr_index_file_strings(&p->files[i], v);
@@ -235,12 +235,24 @@ void rr_index_project_pack(struct rr_index_project *p)
 				continue;
 			n = strlen(*v[k]) + 1;
 			memcpy(w, *v[k], n);
-			free(*v[k]);
+			if (!from_arena)
+				free(*v[k]);
 			*v[k] = w;
 			w += n;
 		}
 	}
 	p->arena = arena;
+}
+
+void rr_index_project_pack(struct rr_index_project *p)
+{
+	if (!p->arena && p->nfiles)
+		pack(p, false);
+}
+
+static void pack_again(struct rr_index_project *p)
+{
+	pack(p, true);
 }
 
 /* does some part of the dot-separated tag set start with one of the prefixes? */
@@ -319,6 +331,67 @@ static bool drop_foreign(const struct rr_index_file *f, void *ctx)
 void rr_index_project_drop_foreign(struct rr_index_project *p)
 {
 	p->nforeign += drop_files(p, drop_foreign, NULL);
+}
+
+/* a wheel's tag triple ranked once per page: a page repeats a few (numpy: ~20 over
+ * ~3000 files) */
+struct installable {
+	const struct rr_target *t;
+	struct {
+		char *tags;
+		bool ok;
+	} memo[64];
+	size_t n;
+};
+
+static bool drop_uninstallable(const struct rr_index_file *f, void *ctx)
+{
+	struct installable *in = ctx;
+	const char *base = strrchr(f->filename, '/');
+	const char *tags = NULL;
+	size_t len, dashes = 0;
+	struct rr_wheel_name w;
+	bool ok;
+
+	if (!f->is_wheel)
+		return false;
+	base = base ? base + 1 : f->filename;
+	len = strlen(base);
+	for (size_t i = len; i-- > 0 && dashes < 3;)
+		if (base[i] == '-' && ++dashes == 3)
+			tags = base + i + 1;
+	for (size_t i = 0; tags && i < in->n; i++)
+		if (strcmp(in->memo[i].tags, tags) == 0)
+			return !in->memo[i].ok;
+	/* a name rr_wheel_name_parse refuses is no candidate either */
+	ok = rr_wheel_name_parse(base, &w, NULL) == RR_OK;
+	if (ok) {
+		ok = rr_wheel_score(&w, in->t) >= 0;
+		rr_wheel_name_release(&w);
+	}
+	if (tags && in->n < sizeof(in->memo) / sizeof(in->memo[0])) {
+		in->memo[in->n].tags = rr_xstrdup(tags);
+		in->memo[in->n++].ok = ok;
+	}
+	return !ok;
+}
+
+size_t rr_index_project_keep_installable(struct rr_index_project *p, const struct rr_target *t)
+{
+	struct installable in = {.t = t};
+	size_t n = drop_files(p, drop_uninstallable, &in);
+	char *old = p->arena;
+
+	for (size_t i = 0; i < in.n; i++)
+		free(in.memo[i].tags);
+	p->nforeign += n;
+	if (n && old) {
+		/* the strings of the files that went are still in the arena: pack again */
+		p->arena = NULL;
+		pack_again(p);
+		free(old);
+	}
+	return n;
 }
 
 /*

@@ -22,6 +22,7 @@
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/resolve.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
 
 static char *base;
@@ -1339,6 +1340,57 @@ static void test_index_priority(void **state)
 	rr_index_client_free(c);
 }
 
+/* the files of torch's page (fixture: cp311 and cp312 wheels of each release) a
+ * client for target keeps; *nforeign: how many it left out */
+static size_t torch_files(const struct rr_target *t, const char *dir, size_t *ncp311,
+			  size_t *nforeign)
+{
+	struct rr_index_opts o = {.cache_dir = dir, .no_cache = dir == NULL, .target = t};
+	struct rr_index_client *c = client_opts(&o, "/simple");
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	size_t n;
+
+	assert_int_equal(rr_index_get_project(c, "torch", &p, &err), RR_OK);
+	n = p->nfiles;
+	*nforeign = p->nforeign;
+	*ncp311 = 0;
+	for (size_t i = 0; i < p->nfiles; i++)
+		*ncp311 += strstr(p->files[i].filename, "-cp311-") != NULL;
+	rr_index_client_free(c);
+	return n;
+}
+
+/*
+ * a client told the target keeps only the wheels the target can install (a CPython
+ * 3.12 venv: no cp311 wheel), counting the others as left out, so that a page of
+ * thousands of files costs memory for the few a resolution can use; the cache keeps
+ * every file (a warm run for another interpreter still sees them)
+ */
+static void test_target_files(void **state)
+{
+	struct rr_target t312;
+	char dir[] = "/tmp/rr-target-XXXXXX";
+	char cmd[64];
+	size_t all, kept, cp311, foreign, foreign_all;
+	(void)state;
+
+	rr_target_init(&t312, "3.12", "x86_64", 2, 36);
+	all = torch_files(NULL, NULL, &cp311, &foreign_all);
+	assert_true(cp311 > 0);
+	kept = torch_files(&t312, NULL, &cp311, &foreign);
+	assert_int_equal(cp311, 0);
+	assert_true(kept > 0 && kept < all);
+	assert_int_equal(foreign, foreign_all + (all - kept));
+	/* through the cache: stored whole by a 3.12 client, read whole without a target */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(torch_files(&t312, dir, &cp311, &foreign), kept);
+	assert_int_equal(torch_files(NULL, dir, &cp311, &foreign), all);
+	assert_true(cp311 > 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* issue 19 item 3: a remote page's links are data, never local paths (a file:// URL in a
  * JSON page, a relative link under <base href="file://...">); before, the client took
  * them and opened the local files */
@@ -1481,6 +1533,7 @@ int main(void)
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
 	    cmocka_unit_test(test_index_priority),
+	    cmocka_unit_test(test_target_files),
 	    cmocka_unit_test(test_remote_file_links),
 	    cmocka_unit_test(test_other_project_files),
 	    cmocka_unit_test(test_archive_error_names_url),
