@@ -45,6 +45,16 @@ if [p["name"] for p in insp["protected"]] != [p["name"] for p in plan["protected
         set(insp["protected"][0]) != set(plan["protected"][0]):
     snap.fail("protected entries differ in shape between inspect and plan")
 
+
+def one_document(r, what):
+    """stdout as one JSON document, else None after a failure"""
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        snap.fail(f"{what}: stdout is not one JSON document: {r.stdout[:300]!r} {r.stderr[:300]!r}")
+        return None
+
+
 # verify: every verdict a stage can reach, on the fake HIP runtime and fake torch venvs
 vschema = json.load(open(os.path.join(src, "data", "verify.schema.json")))
 ischema = json.load(open(os.path.join(src, "data", "inspect.schema.json")))
@@ -57,10 +67,8 @@ for case, hip, want in (("ok", "ok", 0), ("matmul", "ok", 1), ("importerror", "o
     r = subprocess.run([exe, "verify", "--format", "json", "--venv", venv_gpu],
                        capture_output=True, cwd=src, env=genv, timeout=120)
     n += 1
-    try:
-        doc = json.loads(r.stdout)
-    except ValueError:
-        snap.fail(f"verify {case}: stdout is not one JSON document: {r.stdout[:300]!r} {r.stderr[:300]!r}")
+    doc = one_document(r, f"verify {case}")
+    if doc is None:
         continue
     snap.validate(vschema, doc, f"verify {case}")
     if r.returncode != want or doc.get("exit_code") != want:
@@ -85,10 +93,8 @@ for what, args, want, kind in (
     r = subprocess.run([exe] + args, capture_output=True, cwd=src, env=dict(env, NO_PROXY="127.0.0.1"),
                        timeout=60)
     n += 1
-    try:
-        doc = json.loads(r.stdout)
-    except ValueError:
-        snap.fail(f"{what}: stdout is not one JSON document: {r.stdout[:300]!r}")
+    doc = one_document(r, what)
+    if doc is None:
         continue
     snap.validate(eschema, doc, what)
     e = doc.get("error", {})
