@@ -177,6 +177,7 @@ if env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin"
 	check "the Feature installs the wheel next to install.sh and links the command" \
 		test "$out" = "rocm-resolve $version"
 	check "... and the man page" test -s "$feat/man/man1/rocm-resolve.1"
+	check "... and rr-testcase" test -x "$feat/bin/rr-testcase"
 	if [ -n "$remote" ]; then
 		g=$(id -gn nobody)
 		check "remoteUser nobody: the venv is group $g and group-writable" \

@@ -1,9 +1,9 @@
 #!/bin/sh
 # install.sh - the rocm-resolve devcontainer Feature: installs rocm-resolve into its
 # own venv (PREFIX, default /opt/rocm-resolve: never into /opt/venv, the venv it
-# protects) and links the command into BINDIR (default /usr/local/bin) and the man
-# pages into /usr/local/share/man. Runs as root at image build time; also runs on
-# its own: WHEEL=dist/rocm_resolve-....whl sh install.sh
+# protects) and links the commands (rocm-resolve, rr-testcase) into BINDIR (default
+# /usr/local/bin) and the man pages into /usr/local/share/man. Runs as root at image
+# build time; also runs on its own: WHEEL=dist/rocm_resolve-....whl sh install.sh
 # Options (the Feature passes them upper-cased): VERSION (PyPI; default latest),
 # WHEEL (URL, absolute path, or a file name next to this script; default: a
 # rocm_resolve-*.whl next to this script, else PyPI), PREFIX, VENV (the venv the
@@ -97,6 +97,10 @@ if ! "$PREFIX/bin/python" -m pip install -q --no-cache-dir "$spec"; then
 fi
 mkdir -p "$BINDIR" "$MANDIR/man1" "$MANDIR/man5"
 ln -sf "$PREFIX/bin/rocm-resolve" "$BINDIR/rocm-resolve"
+# rr-testcase replays a --write-testcase bug report (a wheel without it links none)
+if [ -x "$PREFIX/bin/rr-testcase" ]; then
+	ln -sf "$PREFIX/bin/rr-testcase" "$BINDIR/rr-testcase"
+fi
 ln -sf "$PREFIX/share/man/man1/rocm-resolve.1" "$MANDIR/man1/rocm-resolve.1"
 ln -sf "$PREFIX/share/man/man5/rocm-resolve-scenario.5" "$MANDIR/man5/rocm-resolve-scenario.5"
 # a non-root remoteUser must be able to write the venv `rocm-resolve install` changes
