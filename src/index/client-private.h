@@ -189,8 +189,8 @@ bool rr_index_pump(struct rr_index_client *c, bool (*until)(void *ctx), void *ct
 /* every request of the batch answered (from the cache or the network), each with its
  * own rc/err; ready callbacks have all run when it returns */
 void rr_index_get_batch(struct rr_index_client *c, struct rr_index_get *gs, size_t n);
-/* store e (taken: its strings and body become the store's) under (klass, key_url) on a
- * worker; klass must be a string constant */
+/* store e (taken: its strings and body become the store's) under (klass, key_url) on the
+ * writer thread, soon; klass must be a string constant. Callable from any thread */
 void rr_index_store_later(struct rr_index_client *c, const char *klass, const char *key_url,
 			  struct rr_cache_entry *e);
 /* the workers stopped (rr_index_client_free) */

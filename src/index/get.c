@@ -8,6 +8,8 @@
  * the rest of the batch still downloads (client-private.h).
  */
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -206,6 +208,8 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
  * thread, which hands it to its owner (on_done) while it waits for something.
  */
 #define POOL_MAX 4
+/* what may wait for the writer, in bytes of cache entries */
+#define WRITER_MAX_BYTES (1u << 20)
 
 struct rr_index_pool {
 	pthread_mutex_t mu;
@@ -218,6 +222,16 @@ struct rr_index_pool {
 	pthread_t th[POOL_MAX];
 	int nth;
 	struct rr_fetcher *fetcher; /* woken when a get is finished */
+	/* cache entries to write, by one thread of its own at a lower priority: creating
+	 * files on ext4 cost a cold run a third of its CPU, and under other disk traffic
+	 * a write stalls for tens of ms; parsing the pages that came is what the
+	 * resolution waits for */
+	pthread_cond_t wcv;
+	struct rr_index_get **wq;
+	size_t wq_head, wq_n, wq_cap;
+	size_t wq_bytes; /* of the entries waiting */
+	pthread_t wth;
+	bool has_writer;
 };
 
 static void fin_push_locked(struct rr_index_pool *p, struct rr_index_get *g)
@@ -252,6 +266,36 @@ static void *pool_main(void *arg)
 	}
 }
 
+static void store_ready(struct rr_index_client *c, struct rr_index_get *g);
+static void store_done(struct rr_index_client *c, struct rr_index_get *g);
+
+static void *writer_main(void *arg)
+{
+	struct rr_index_pool *p = arg;
+
+	/* this thread only (Linux: a thread's nice value is its own) */
+	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	for (;;) {
+		struct rr_index_get *g;
+		pthread_mutex_lock(&p->mu);
+		while (p->wq_head == p->wq_n && !p->closing)
+			pthread_cond_wait(&p->wcv, &p->mu);
+		if (p->wq_head == p->wq_n) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		g = p->wq[p->wq_head++];
+		if (p->wq_head == p->wq_n)
+			p->wq_head = p->wq_n = 0;
+		pthread_mutex_unlock(&p->mu);
+		store_ready(g->client, g);
+		pthread_mutex_lock(&p->mu);
+		p->wq_bytes -= g->pending.body.len;
+		pthread_mutex_unlock(&p->mu);
+		store_done(g->client, g);
+	}
+}
+
 static struct rr_index_pool *pool_get(struct rr_index_client *c)
 {
 	struct rr_index_pool *p = c->pool;
@@ -269,14 +313,14 @@ static struct rr_index_pool *pool_get(struct rr_index_client *c)
 	p->fetcher = c->fetcher;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
+	pthread_cond_init(&p->wcv, NULL);
 	for (int i = 0; i < want; i++)
 		if (pthread_create(&p->th[p->nth], NULL, pool_main, p) == 0)
 			p->nth++;
+	p->has_writer = pthread_create(&p->wth, NULL, writer_main, p) == 0;
 	c->pool = p;
 	return p;
 }
-
-static void store_done(struct rr_index_client *c, struct rr_index_get *g);
 
 void rr_index_pool_free(struct rr_index_client *c)
 {
@@ -287,16 +331,21 @@ void rr_index_pool_free(struct rr_index_client *c)
 	pthread_mutex_lock(&p->mu);
 	p->closing = true;
 	pthread_cond_broadcast(&p->cv);
+	pthread_cond_broadcast(&p->wcv);
 	pthread_mutex_unlock(&p->mu);
-	/* the workers finish the queue (cache entries get written) before they stop */
+	/* the workers finish the queue before they stop, the writer its entries */
 	for (int i = 0; i < p->nth; i++)
 		pthread_join(p->th[i], NULL);
+	if (p->has_writer)
+		pthread_join(p->wth, NULL);
 	/* a finished get belongs to a job the client frees next, or is a store task */
 	for (size_t i = p->fin_head; i < p->nfin; i++)
 		if (p->fin[i]->on_done == store_done)
 			store_done(c, p->fin[i]);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
+	pthread_cond_destroy(&p->wcv);
+	free(p->wq);
 	free(p->q);
 	free(p->fin);
 	free(p);
@@ -432,6 +481,7 @@ static void store_done(struct rr_index_client *c, struct rr_index_get *g)
 void rr_index_store_later(struct rr_index_client *c, const char *klass, const char *key_url,
 			  struct rr_cache_entry *e)
 {
+	struct rr_index_pool *p = pool_get(c);
 	struct rr_index_get *g = rr_xcalloc(1, sizeof(*g));
 
 	g->client = c;
@@ -439,10 +489,21 @@ void rr_index_store_later(struct rr_index_client *c, const char *klass, const ch
 	g->klass = klass;
 	g->pending = *e;
 	memset(e, 0, sizeof(*e));
-	g->ready = store_ready;
-	g->on_done = store_done;
-	c->gets_open++;
-	dispatch(c, g);
+	pthread_mutex_lock(&p->mu);
+	if (p->has_writer && p->wq_bytes + g->pending.body.len <= WRITER_MAX_BYTES) {
+		/* nobody waits for it: the client's end waits for the writer */
+		if (p->wq_head == p->wq_n)
+			p->wq_head = p->wq_n = 0;
+		RR_PUSH(p->wq, p->wq_n, p->wq_cap) = g;
+		p->wq_bytes += g->pending.body.len;
+		pthread_cond_signal(&p->wcv);
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	pthread_mutex_unlock(&p->mu);
+	/* the writer is that far behind: memory is worth more than this thread's time */
+	store_ready(c, g);
+	store_done(c, g);
 }
 
 bool rr_index_pump(struct rr_index_client *c, bool (*until)(void *ctx), void *ctx)

@@ -92,12 +92,19 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 			struct rr_index_project q = {0};
 			size_t len = 0;
 			char *data;
+			struct rr_cache_entry stored;
 			rr_index_project_digest(p, &g->pending.body);
 			g->pending.content_type = rr_xstrdup(RR_INDEX_DIGEST_TYPE);
-			rr_cache_store_keyed(c->cache_dir, g->klass, g->url, &g->pending, NULL);
 			/* the digest holds every string of the page once, packed: it becomes
-			 * the project (as on a warm run), and the loose strings go */
+			 * the project (as on a warm run), and the loose strings go; a copy
+			 * goes to the cache */
 			data = rr_strbuf_detach(&g->pending.body, &len);
+			stored = g->pending;
+			memset(&g->pending, 0, sizeof(g->pending));
+			rr_strbuf_init(&g->pending.body);
+			rr_strbuf_init(&stored.body);
+			rr_strbuf_add(&stored.body, data, len);
+			rr_index_store_later(c, g->klass, g->url, &stored);
 			if (rr_index_parse_digest_take(data, len, g->final_url, s->redacted, &q,
 						       NULL) == RR_OK) {
 				rr_index_project_release(p);
@@ -390,15 +397,14 @@ static void probe_done(struct rr_index_client *c, struct rr_index_get *g)
 	s->pages = smaller ? RR_INDEX_PAGES_JSON : RR_INDEX_PAGES_HTML;
 	if (c->cache_dir) {
 		struct rr_cache_entry e = {
-			.status = 200,
-			.url = s->redacted,
-			.stored = (long long)time(NULL),
-			.max_age = PAGES_TTL,
-			.body = RR_STRBUF_INIT,
+		    .status = 200,
+		    .stored = (long long)time(NULL),
+		    .max_age = PAGES_TTL,
+		    .body = RR_STRBUF_INIT,
 		};
 		rr_strbuf_adds(&e.body, smaller ? "json" : "html");
-		rr_cache_store_keyed(c->cache_dir, PAGES_KLASS, s->url, &e, NULL);
-		rr_strbuf_release(&e.body);
+		e.url = rr_xstrdup(s->redacted);
+		rr_index_store_later(c, PAGES_KLASS, s->url, &e);
 	}
 	rr_index_probe_free(s);
 }
