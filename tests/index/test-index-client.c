@@ -745,12 +745,19 @@ static void test_sdist_scan_bound(void **state)
 	assert_non_null(strstr(err.msg, "256 MiB"));
 	assert_non_null(strstr(err.msg, "without a build"));
 	rr_error_release(&err);
-	/* not in the heads of 60 and 256 KiB; the 300 MiB compress to ~300 KiB, so the
-	 * third (up to 1 MiB) holds the rest of the file: no whole download after it */
+	/* not in the heads of 60 and 256 KiB: then the whole file (~300 KiB compressed) */
 	rr_index_client_stats(c, &st);
-	assert_int_equal(st.range_requests, 3);
-	assert_int_equal(st.whole_files, 0);
+	assert_int_equal(st.range_requests, 2);
+	assert_int_equal(st.whole_files, 1);
 	rr_index_client_free(c);
+
+	/* PKG-INFO last, after 5 MB (builders other than setuptools write it last): past
+	 * the 256 KiB head the whole file comes at once; before, heads of 1 and 4 MiB
+	 * came first (4 round trips, 4 MiB more) */
+	read_metadata("/_fault/noisefirst/5000/simple", "idna", "Requires-Dist: idna\n", &st);
+	assert_int_equal(st.range_requests, 2);
+	assert_int_equal(st.whole_files, 1);
+	assert_true(st.bytes < 5500 * 1024);
 }
 
 /* a .zip sdist is read like a wheel: its directory, then only <top>/PKG-INFO */
