@@ -81,6 +81,18 @@ def main():
                            text=True, timeout=60)
         check("the report replays", p.returncode == 0 and "1 passed" in p.stdout, p.stdout)
 
+        # a stripped CUDA wheel URL is cut where the input's path leaves room on the line;
+        # the replay reads the copy under a directory of another length, so the cut moves
+        write(os.path.join(w, "cuda.txt"), "torch @ https://download.pytorch.org/whl/cu121/"
+              "torch-2.4.0%2Bcu121-cp312-cp312-linux_x86_64.whl\nnumpy\n")
+        r = rr(["--write-testcase", "rep-cut", "cuda.txt"], w)
+        case = os.path.join(w, "rep-cut", "case.t")
+        check("a report with a cut requirement is written",
+              r.returncode == 0 and " [...]" in read(case), r.stderr)
+        p = subprocess.run([runner, case], capture_output=True, text=True, timeout=60)
+        check("... and replays where the cut falls elsewhere",
+              p.returncode == 0 and "1 passed" in p.stdout, p.stdout)
+
         # a directory holding someone else's file: refused, the file untouched
         d = os.path.join(w, "theirs")
         write(os.path.join(d, "base.txt"), "MINE\n")
