@@ -185,6 +185,12 @@ rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_me
  * the header on (an estimate while the header itself is incomplete) */
 rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip_member *m,
 			 size_t *data_off, size_t *need, rr_error *err);
+/* a wheel whose dist-info comes first: "<want_prefix>METADATA" among the local headers at
+ * the start of the file (head: its first len bytes), its data all there, stored or
+ * deflated and its sizes in its header; false when it is not so (then ask the
+ * central directory) */
+bool rr_zip_metadata_in_head(const unsigned char *head, size_t len, const char *want_prefix,
+			     struct rr_zip_member *m);
 
 /* ---- project.c: what the page readers share ---- */
 

@@ -30,7 +30,7 @@
 
 #define DIST_MAX (2ull << 30)
 
-enum { ST_HEAD, ST_TAIL, ST_CD, ST_MEMBER, ST_WHOLE, ST_DONE };
+enum { ST_HEAD, ST_ZIPHEAD, ST_TAIL, ST_CD, ST_MEMBER, ST_WHOLE, ST_DONE };
 
 struct rr_index_dist_job {
 	const struct rr_index_file *f;
@@ -51,9 +51,10 @@ struct rr_index_dist_job {
 };
 
 /* what one wheel of a project taught about the next: how far from the end its
- * METADATA and its central directory began */
+ * METADATA and its central directory began, and, when its dist-info came first, how
+ * far from the start METADATA ended */
 struct tail_hint {
-	unsigned long long need, cd;
+	unsigned long long need, cd, head;
 };
 
 /*
@@ -84,6 +85,10 @@ struct tail_hint {
 /* the first range asked of a .tar.gz sdist: PKG-INFO was within the first 24 KiB
  * of every setuptools sdist looked at (pandas 1.5.3, jieba 0.42.1, encodec) */
 #define HEAD_BYTES (60u * 1024)
+/* a wheel whose METADATA ended within this of its start (pdm-backend writes the
+ * dist-info first: fastapi) teaches the next wheel of its project to ask for its start
+ * instead of its end: METADATA in one request, not the end's then the member's */
+#define ZIPHEAD_MAX (64u * 1024)
 /* the head grows to this once when PKG-INFO is not in it; then the whole file.
  * Larger heads (1 and 4 MiB) found nothing the whole file would not have: on
  * webui-forge they cost 3.9 MB and 0.45 s of round trips before it */
@@ -120,7 +125,21 @@ static void tail_learn(struct rr_index_client *c, const struct rr_index_dist_job
 	if (!*h)
 		*h = rr_xcalloc(1, sizeof(**h));
 	(*h)->need = j->total - j->m.local_off;
-	(*h)->cd = j->total - j->cd.offset;
+	if (j->cd.size)
+		(*h)->cd = j->total - j->cd.offset;
+	(*h)->head = j->m.local_off + j->m.csize + 30 + 512 <= ZIPHEAD_MAX
+			 ? j->m.local_off + j->m.csize + 30 + 512
+			 : 0;
+}
+
+/* the start of a wheel asked for (ST_ZIPHEAD), or 0: its end */
+static size_t ziphead_for(struct rr_index_client *c, const struct rr_index_file *f)
+{
+	RR_AUTOFREE char *k = f->is_wheel ? hint_key(f) : NULL;
+	struct tail_hint **h = k ? (struct tail_hint **)rr_strmap_find(&c->tail_hints, k, false)
+				 : NULL;
+
+	return h && *h && (*h)->head ? (size_t)((*h)->head + (*h)->head / 4 + 2048) : 0;
 }
 
 static bool is_zip_name(const char *filename)
@@ -214,7 +233,8 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 		j->stage = ST_DONE;
 		return rr_index_meta_absorb_file(c, j->f, g->fd, err);
 	}
-	if ((j->stage == ST_TAIL || j->stage == ST_HEAD) && g->status == 416) {
+	if ((j->stage == ST_TAIL || j->stage == ST_HEAD || j->stage == ST_ZIPHEAD) &&
+	    g->status == 416) {
 		j->stage = ST_WHOLE;
 		return RR_OK;
 	}
@@ -260,6 +280,24 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 		}
 		rr_index_meta_absorb(c, j->f, &md);
 		j->stage = ST_DONE;
+		return RR_OK;
+	}
+	case ST_ZIPHEAD: {
+		RR_AUTOFREE char *prefix = rr_dist_wheel_prefix(j->f->filename);
+		const unsigned char *p = (const unsigned char *)g->body.buf;
+		rr_err rc;
+		j->total = (unsigned long long)g->total_size;
+		if (g->body.len > j->total || g->body.len > j->want_head)
+			return rr_fail(err, RR_E_HTTP,
+				       "%s: the server sent a range we did not ask for", u);
+		if (g->body.len == j->total &&
+		    (rc = whole_in_range_ok(j, g->body.buf, g->body.len, u, err)))
+			return rc;
+		if (rr_zip_metadata_in_head(p, g->body.len, prefix, &j->m))
+			return job_member(c, j, p + j->m.local_off,
+					  g->body.len - (size_t)j->m.local_off, err);
+		/* not so for this one: its end, as for any wheel */
+		j->stage = ST_TAIL;
 		return RR_OK;
 	}
 	case ST_TAIL: {
@@ -332,7 +370,10 @@ struct rr_index_dist_job *rr_index_dist_job_new(struct rr_index_client *c,
 	j->what = f->is_wheel ? "METADATA" : "PKG-INFO";
 	j->stage = f->is_wheel || is_zip_name(f->filename) ? ST_TAIL : ST_HEAD;
 	j->want_tail = j->stage == ST_TAIL ? tail_for(c, f) : 0;
-	j->want_head = HEAD_BYTES;
+	if (j->stage == ST_TAIL && (j->want_head = ziphead_for(c, f)))
+		j->stage = ST_ZIPHEAD;
+	else
+		j->want_head = HEAD_BYTES;
 	rr_strbuf_init(&j->head);
 	return j;
 }
@@ -360,6 +401,8 @@ void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_j
 		g->range = rr_xasprintf("-%zu", j->want_tail);
 	else if (j->stage == ST_HEAD)
 		g->range = rr_xasprintf("%zu-%zu", j->head.len, j->want_head - 1);
+	else if (j->stage == ST_ZIPHEAD)
+		g->range = rr_xasprintf("0-%zu", j->want_head - 1);
 	else if (j->stage == ST_CD)
 		g->range = rr_xasprintf("%llu-%llu", j->cd.offset, j->cd.offset + j->cd.size - 1);
 	else if (j->stage == ST_MEMBER)

@@ -183,6 +183,43 @@ rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_me
 	return find_member(cd, len, pkginfo_rank, NULL, "<top>/PKG-INFO", m, err);
 }
 
+bool rr_zip_metadata_in_head(const unsigned char *head, size_t len, const char *want_prefix,
+			     struct rr_zip_member *m)
+{
+	size_t pos = 0;
+
+	/* a handful of members at most: dist-info first is the case worth a look */
+	for (int k = 0; k < 64 && pos + 30 <= len && le(head + pos, 4) == SIG_LFH; k++) {
+		const unsigned char *p = head + pos;
+		unsigned flags = (unsigned)le(p + 6, 2);
+		unsigned long long csize = le(p + 18, 4);
+		size_t nlen = (size_t)le(p + 26, 2), xlen = (size_t)le(p + 28, 2);
+
+		/* sizes after the data (a data descriptor) or in a ZIP64 field: the
+		 * central directory knows them, not this header */
+		if ((flags & 8) || csize == 0xffffffffu || pos + 30 + nlen + xlen > len)
+			return false;
+		if (metadata_rank(p + 30, nlen, want_prefix) == 2) {
+			if (pos + 30 + nlen + xlen + csize > len)
+				return false;
+			*m = (struct rr_zip_member){
+			    .local_off = pos,
+			    .csize = csize,
+			    .usize = le(p + 22, 4),
+			    .method = (unsigned)le(p + 8, 2),
+			    .flags = flags,
+			    .crc = (unsigned long)le(p + 14, 4),
+			};
+			return !(flags & 1) &&
+			       (m->method == 8 || (m->method == 0 && csize == m->usize));
+		}
+		if (csize > len - pos - 30 - nlen - xlen)
+			return false;
+		pos += 30 + nlen + xlen + (size_t)csize;
+	}
+	return false;
+}
+
 rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip_member *m,
 			 size_t *data_off, size_t *need, rr_error *err)
 {

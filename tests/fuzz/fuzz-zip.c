@@ -1,5 +1,6 @@
 /* libFuzzer target: a wheel's METADATA located and inflated from a zip in memory the
- * way range requests see it (tail, central directory, member); never crash, never leak */
+ * way range requests see it (its start for a dist-info-first wheel; tail, central
+ * directory, member); never crash, never leak */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +18,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0, need = 0;
 	struct rr_strbuf out = RR_STRBUF_INIT;
 
+	/* a dist-info-first wheel's METADATA read from its start alone */
+	if (rr_zip_metadata_in_head(data, size, "a-1.dist-info/", &m)) {
+		if (m.local_off >= size ||
+		    rr_zip_local_data(data + m.local_off, size - (size_t)m.local_off, &m, &off,
+				      &need, &err) != RR_OK)
+			__builtin_trap(); /* promised: a whole member there */
+		if (need || off + m.csize > size - m.local_off)
+			__builtin_trap();
+		if (rr_dist_zip_member(&m, data + m.local_off + off, "f.whl", "METADATA", &out,
+				       &err) == RR_OK &&
+		    out.len != m.usize)
+			__builtin_trap();
+		rr_strbuf_release(&out);
+		rr_error_release(&err);
+	}
 	if (rr_zip_find_cd(data + size - tl, tl, size, &cd, &err) != RR_OK)
 		goto done;
 	if (cd.offset > size || cd.size > size - cd.offset)

@@ -194,7 +194,8 @@ def build_wheel(rel, tag):
         # the dist-info, an incompressible member (METADATA beyond it too)
         filler = {f"{dn}/sub/module_with_a_rather_long_name_{i:05d}.py": b"x = 1\n"
                   for i in range(1500)}
-        files = {**filler, **files}
+        # infofirst: the dist-info before everything else, as pdm-backend writes it
+        files = {**files, **filler} if "infofirst" in rel.flags else {**filler, **files}
     record = []
     for n, data in files.items():
         d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

@@ -690,12 +690,26 @@ static void test_range_metadata(void **state)
 	assert_non_null(strstr(txt, "Name: rr-many-wheel\n"));
 	rr_index_client_stats(c, &st);
 	assert_int_equal(st.range_requests, 5);
+	/* the dist-info first (pdm-backend): the first wheel of the project by its end and
+	 * then the member at its start; the next wheel, taught by it, by its start alone */
+	assert_int_equal(rr_index_get_project(c, "rr-infofirst", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 2);
+	for (size_t i = 0; i < 2; i++) {
+		unsigned long long was;
+		rr_index_client_stats(c, &st);
+		was = st.range_requests;
+		assert_int_equal(rr_index_get_metadata(c, &p->files[i], &txt, &len, &err), RR_OK);
+		assert_non_null(strstr(txt, "Name: rr-infofirst\n"));
+		assert_non_null(strstr(txt, i ? "Version: 2.0.0\n" : "Version: 1.0.0\n"));
+		rr_index_client_stats(c, &st);
+		assert_int_equal(st.range_requests - was, i ? 1 : 3);
+	}
 	/* a small wheel lies whole in its tail: one request, hash checked */
 	assert_int_equal(rr_index_get_project(c, "rr-no-metadata", &p, &err), RR_OK);
 	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
 	assert_non_null(strstr(txt, "Requires-Dist: idna>=3\n"));
 	rr_index_client_stats(c, &st);
-	assert_int_equal(st.range_requests, 6);
+	assert_int_equal(st.range_requests, 10);
 	rr_index_client_free(c);
 
 	/* a server that answers Range with the whole file: streamed to a temp file */
