@@ -820,21 +820,24 @@ char *rr_url_basename(const char *url)
 {
 	size_t end = strcspn(url, "?#");
 	size_t start = end;
-	struct rr_strbuf sb = RR_STRBUF_INIT;
+	char *ret, *w;
 
 	while (start > 0 && url[start - 1] != '/')
 		start--;
+	/* decoding only shortens: one allocation, once per file of every page */
+	ret = w = rr_xmalloc(end - start + 1);
 	for (size_t i = start; i < end; i++) {
 		int hi, lo;
 		if (url[i] == '%' && i + 2 < end &&
 		    (hi = hexval(url[i + 1])) >= 0 && (lo = hexval(url[i + 2])) >= 0) {
-			rr_strbuf_addch(&sb, (char)(hi * 16 + lo));
+			*w++ = (char)(hi * 16 + lo);
 			i += 2;
 		} else {
-			rr_strbuf_addch(&sb, url[i]);
+			*w++ = url[i];
 		}
 	}
-	return rr_strbuf_detach(&sb, NULL);
+	*w = '\0';
+	return ret;
 }
 
 /* textual on purpose: it must work on strings that are not valid URLs too */
