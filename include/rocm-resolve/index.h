@@ -131,6 +131,8 @@ struct rr_index_opts {
 	 * $PIP_CERT) and a directory of hashed certificates (NULL: $SSL_CERT_DIR) */
 	const char *ca_file;
 	const char *ca_dir;
+	/* prefix of system paths (the trust store's); NULL: / (RR_SYSROOT, for tests) */
+	const char *sysroot;
 	/* optional: told about each finished transfer, and (url NULL) now and then while
 	 * transfers run, for progress; called from the thread that runs the client */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);

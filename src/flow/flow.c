@@ -531,6 +531,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		io.find_links = find_links;
 		io.ca_file = o->ca_file ? o->ca_file : f->config.cert.value;
 		io.observe = o->observe;
+		io.sysroot = o->sysroot;
 		io.observe_ctx = o->observe_ctx;
 		io.nfind_links = nfl;
 		io.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION;

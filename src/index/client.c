@@ -21,14 +21,15 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	struct rr_index_client *c;
 	rr_err rc;
 	struct rr_fetch_opts fo = {
-		.timeout_ms = o->timeout_ms,
-		.retries = o->retries == 0 ? 3 : o->retries,
-		.max_parallel = o->max_parallel,
-		.user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION,
-		.ca_file = o->ca_file,
-		.ca_dir = o->ca_dir,
-		.observe = o->observe,
-		.observe_ctx = o->observe_ctx,
+	    .timeout_ms = o->timeout_ms,
+	    .retries = o->retries == 0 ? 3 : o->retries,
+	    .max_parallel = o->max_parallel,
+	    .user_agent = o->user_agent ? o->user_agent : "rocm-resolve/" RR_VERSION,
+	    .ca_file = o->ca_file,
+	    .ca_dir = o->ca_dir,
+	    .sysroot = o->sysroot,
+	    .observe = o->observe,
+	    .observe_ctx = o->observe_ctx,
 	};
 
 	if (o->nindex_urls == 0)

@@ -12,6 +12,7 @@
  * bundle may be overridden by SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PIP_CERT.
  * Every message names the URL with its credentials redacted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,6 +37,10 @@ struct rr_fetcher {
 	CURLSH *share;
 	char *cainfo;
 	char *capath;
+	/* the system's trust store read as its hashed directory (SYS_CA_DIR), not the
+	 * bundle file, until a server does not verify with it (then the file) */
+	bool ca_dir_first, ca_dir_failed;
+	char *sys_ca_file, *sys_ca_dir;
 	size_t transfers;
 	unsigned long long bytes;
 	long long t0_ms;      /* when it was made: the origin of the events' times */
@@ -44,6 +49,37 @@ struct rr_fetcher {
 	size_t running;
 	unsigned long seq;    /* submission order: ties in priority go first come first */
 };
+
+/*
+ * Debian's and Ubuntu's trust store, written by update-ca-certificates twice: as one
+ * bundle file and as a directory of certificates named by subject hash. Loading the
+ * file parses every certificate in it (60-100 ms of CPU before the first connection
+ * here; the mirror is 2 ms away); the directory is looked up per certificate a server
+ * sends (3-7 ms).
+ */
+#define SYS_CA_FILE "/etc/ssl/certs/ca-certificates.crt"
+#define SYS_CA_DIR  "/etc/ssl/certs"
+/* the system trust store's paths, under the sysroot (tests) */
+
+/* does dir hold certificates by subject hash ("1a2b3c4d.0")? */
+static bool hashed_ca_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t i = 0;
+		while (i < 8 && ((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+			i++;
+		found = i == 8 && n[8] == '.' && n[9] >= '0' && n[9] <= '9' && !n[10];
+	}
+	closedir(d);
+	return found;
+}
 
 rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err)
 {
@@ -93,6 +129,13 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 		f->capath = rr_xstrdup(o->ca_dir);
 	else if (getenv("SSL_CERT_DIR") && *getenv("SSL_CERT_DIR"))
 		f->capath = rr_xstrdup(getenv("SSL_CERT_DIR"));
+	/* no trust anchors named, or the system's own bundle and directory: the same store,
+	 * read lazily from its directory where it has one */
+	f->sys_ca_file = rr_xasprintf("%s" SYS_CA_FILE, o->sysroot ? o->sysroot : "");
+	f->sys_ca_dir = rr_xasprintf("%s" SYS_CA_DIR, o->sysroot ? o->sysroot : "");
+	f->ca_dir_first = (!f->capath || strcmp(f->capath, f->sys_ca_dir) == 0) &&
+			  (!f->cainfo || strcmp(f->cainfo, f->sys_ca_file) == 0) &&
+			  access(f->sys_ca_file, R_OK) == 0 && hashed_ca_dir(f->sys_ca_dir);
 	f->multi = rr_curl.multi_init();
 	if (!f->multi)
 		abort();
@@ -120,6 +163,8 @@ struct rr_fetcher *rr_fetcher_free(struct rr_fetcher *f)
 	rr_curl.share_cleanup(f->share);
 	free(f->cainfo);
 	free(f->capath);
+	free(f->sys_ca_file);
+	free(f->sys_ca_dir);
 	free(f);
 	return NULL;
 }
@@ -156,6 +201,7 @@ struct slot {
 	bool over_limit;
 	size_t max_body;
 	long long due_ms; /* earliest start (backoff) */
+	bool ca_dir;      /* started trusting the system store's directory alone */
 	bool running;
 	unsigned long seq;
 	struct curl_slist *headers;
@@ -397,10 +443,18 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	/* a HEAD's Content-Length is what it asks for, not a body to refuse */
 	if (!r->head)
 		rr_curl.easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)s->max_body);
-	if (f->cainfo)
-		rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
-	if (f->capath)
-		rr_curl.easy_setopt(e, CURLOPT_CAPATH, f->capath);
+	s->ca_dir = f->ca_dir_first && !f->ca_dir_failed;
+	if (s->ca_dir) {
+		rr_curl.easy_setopt(e, CURLOPT_CAINFO, (char *)NULL);
+		rr_curl.easy_setopt(e, CURLOPT_CAPATH, f->sys_ca_dir);
+	} else {
+		if (f->cainfo)
+			rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->cainfo);
+		else if (f->ca_dir_first)
+			rr_curl.easy_setopt(e, CURLOPT_CAINFO, f->sys_ca_file);
+		if (f->capath)
+			rr_curl.easy_setopt(e, CURLOPT_CAPATH, f->capath);
+	}
 	if (f->o.user_agent)
 		rr_curl.easy_setopt(e, CURLOPT_USERAGENT, f->o.user_agent);
 	if (r->userpwd) {
@@ -472,6 +526,15 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	r->effective_url = NULL;
 	if (eff)
 		rr_url_split_userinfo(eff, &r->effective_url, NULL);
+	if (rc == CURLE_PEER_FAILED_VERIFICATION && s->ca_dir) {
+		/* not by the directory: the bundle file may hold a CA added to it by hand.
+		 * From now on the file, for this transfer (and every other that was started
+		 * with the directory) at once, not counted as a retry */
+		f->ca_dir_failed = true;
+		r->attempts--;
+		s->due_ms = now_ms();
+		return false;
+	}
 	if (rc == CURLE_OK)
 		retry = status >= 500 || status == 429;
 	else

@@ -48,6 +48,7 @@ struct rr_fetch_opts {
 	long long deadline_ms; /* CLOCK_MONOTONIC ms (rr_fetch_now_ms) no transfer outlives; 0: none */
 	const char *ca_file; /* --cert; NULL: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT */
 	const char *ca_dir;  /* NULL: SSL_CERT_DIR */
+	const char *sysroot; /* prefix of the system trust store's paths (tests); NULL: / */
 	/* told about each finished transfer and, with url NULL, about progress */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);
 	void *observe_ctx;

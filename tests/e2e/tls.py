@@ -88,6 +88,25 @@ def main():
                 ok, detail = False, "still running 30 s later (--timeout 5)"
             check(f"a FIFO as {what} is refused at once (exit 2, naming it), not waited on", ok,
                   detail)
+        # the system trust store (Debian's: a bundle file and the same certificates in a
+        # hashed directory) is read from its directory first, and from the file when the
+        # directory does not verify the server (a CA added to the file by hand); under
+        # RR_SYSROOT (the store's paths, for tests)
+        ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other.key", "-out",
+            "other.pem", "-days", "2", "-subj", "/CN=rocm-resolve other CA")
+        for name, in_file, in_dir in (("dir", "other.pem", "ca.pem"), ("file", "ca.pem", "other.pem")):
+            root = os.path.join(work, "root-" + name)
+            certs = os.path.join(root, "etc", "ssl", "certs")
+            os.makedirs(certs)
+            shutil.copy(os.path.join(work, in_dir), os.path.join(certs, "anchor.pem"))
+            subprocess.run(["openssl", "rehash", certs], check=True, capture_output=True)
+            shutil.copy(os.path.join(work, in_file), os.path.join(certs, "ca-certificates.crt"))
+            r = run(RR_SYSROOT=root)
+            check(f"the system store: the CA only in its {name} is trusted (exit 0)",
+                  r.returncode == 0 and "rr-held==1.0" in r.stdout, r.stderr)
+            # naming the system bundle is the system store too
+            r = run(RR_SYSROOT=root, SSL_CERT_FILE=os.path.join(certs, "ca-certificates.crt"))
+            check(f"... and with $SSL_CERT_FILE naming its bundle", r.returncode == 0, r.stderr)
     finally:
         if proc:
             proc.terminate()
