@@ -211,11 +211,16 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
 /* what may wait for the writer, in bytes of cache entries */
 #define WRITER_MAX_BYTES (1u << 20)
 
+/* gets waiting for a thread, first come first served (under the pool's mutex) */
+struct getq {
+	struct rr_index_get **v;
+	size_t head, n, cap;
+};
+
 struct rr_index_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct rr_index_get **q; /* waiting for a worker */
-	size_t head, n, cap;
+	struct getq q; /* waiting for a worker */
 	struct rr_index_get **fin; /* waiting for on_done on the client's thread */
 	size_t fin_head, nfin, cap_fin;
 	bool closing;
@@ -227,12 +232,35 @@ struct rr_index_pool {
 	 * a write stalls for tens of ms; parsing the pages that came is what the
 	 * resolution waits for */
 	pthread_cond_t wcv;
-	struct rr_index_get **wq;
-	size_t wq_head, wq_n, wq_cap;
+	struct getq wq;
 	size_t wq_bytes; /* of the entries waiting */
 	pthread_t wth;
 	bool has_writer;
 };
+
+static void getq_push(struct getq *q, struct rr_index_get *g)
+{
+	if (q->head == q->n)
+		q->head = q->n = 0;
+	RR_PUSH(q->v, q->n, q->cap) = g;
+}
+
+/* the next get of q, waited for on cv; NULL once the pool closes with q empty */
+static struct rr_index_get *getq_wait(struct rr_index_pool *p, struct getq *q, pthread_cond_t *cv)
+{
+	struct rr_index_get *g = NULL;
+
+	pthread_mutex_lock(&p->mu);
+	while (q->head == q->n && !p->closing)
+		pthread_cond_wait(cv, &p->mu);
+	if (q->head < q->n) {
+		g = q->v[q->head++];
+		if (q->head == q->n)
+			q->head = q->n = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return g;
+}
 
 static void fin_push_locked(struct rr_index_pool *p, struct rr_index_get *g)
 {
@@ -246,18 +274,9 @@ static void *pool_main(void *arg)
 	struct rr_index_pool *p = arg;
 
 	for (;;) {
-		struct rr_index_get *g;
-		pthread_mutex_lock(&p->mu);
-		while (p->head == p->n && !p->closing)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->head == p->n) {
-			pthread_mutex_unlock(&p->mu);
+		struct rr_index_get *g = getq_wait(p, &p->q, &p->cv);
+		if (!g)
 			return NULL;
-		}
-		g = p->q[p->head++];
-		if (p->head == p->n)
-			p->head = p->n = 0;
-		pthread_mutex_unlock(&p->mu);
 		g->ready(g->client, g);
 		pthread_mutex_lock(&p->mu);
 		fin_push_locked(p, g);
@@ -276,18 +295,9 @@ static void *writer_main(void *arg)
 	/* this thread only (Linux: a thread's nice value is its own) */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	for (;;) {
-		struct rr_index_get *g;
-		pthread_mutex_lock(&p->mu);
-		while (p->wq_head == p->wq_n && !p->closing)
-			pthread_cond_wait(&p->wcv, &p->mu);
-		if (p->wq_head == p->wq_n) {
-			pthread_mutex_unlock(&p->mu);
+		struct rr_index_get *g = getq_wait(p, &p->wq, &p->wcv);
+		if (!g)
 			return NULL;
-		}
-		g = p->wq[p->wq_head++];
-		if (p->wq_head == p->wq_n)
-			p->wq_head = p->wq_n = 0;
-		pthread_mutex_unlock(&p->mu);
 		store_ready(g->client, g);
 		pthread_mutex_lock(&p->mu);
 		p->wq_bytes -= g->pending.body.len;
@@ -345,8 +355,8 @@ void rr_index_pool_free(struct rr_index_client *c)
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	pthread_cond_destroy(&p->wcv);
-	free(p->wq);
-	free(p->q);
+	free(p->wq.v);
+	free(p->q.v);
 	free(p->fin);
 	free(p);
 	c->pool = NULL;
@@ -361,9 +371,7 @@ static void dispatch(struct rr_index_client *c, struct rr_index_get *g)
 	g->settled = true;
 	pthread_mutex_lock(&p->mu);
 	if (g->ready && p->nth) {
-		if (p->head == p->n)
-			p->head = p->n = 0;
-		RR_PUSH(p->q, p->n, p->cap) = g;
+		getq_push(&p->q, g);
 		pthread_cond_signal(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 		return;
@@ -492,9 +500,7 @@ void rr_index_store_later(struct rr_index_client *c, const char *klass, const ch
 	pthread_mutex_lock(&p->mu);
 	if (p->has_writer && p->wq_bytes + g->pending.body.len <= WRITER_MAX_BYTES) {
 		/* nobody waits for it: the client's end waits for the writer */
-		if (p->wq_head == p->wq_n)
-			p->wq_head = p->wq_n = 0;
-		RR_PUSH(p->wq, p->wq_n, p->wq_cap) = g;
+		getq_push(&p->wq, g);
 		p->wq_bytes += g->pending.body.len;
 		pthread_cond_signal(&p->wcv);
 		pthread_mutex_unlock(&p->mu);
