@@ -220,7 +220,7 @@ struct getq {
 struct rr_index_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	struct getq q; /* waiting for a worker */
+	struct getq q;             /* waiting for a worker */
 	struct rr_index_get **fin; /* waiting for on_done on the client's thread */
 	size_t fin_head, nfin, cap_fin;
 	bool closing;
