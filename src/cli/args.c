@@ -447,7 +447,7 @@ static void add_given(struct given **v, size_t *n, size_t *cap, const struct opt
 
 /*
  * argv[1..split) into options (exactly matched; --name=value, --name value,
- * -x value, -xVALUE, -qv) and positional words; -1 to go on, else the status
+ * -x value, -xVALUE, -qv) and positional words; RR_CLI_GO_ON, else the status
  */
 static int scan(int split, char **argv, struct given **gv, size_t *ng, char ***words,
 		size_t *nwords)
@@ -493,7 +493,7 @@ static int scan(int split, char **argv, struct given **gv, size_t *ng, char ***w
 			push(words, nwords, a);
 		}
 	}
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 static int apply(struct rr_cli *cli, const struct given *g)
@@ -641,7 +641,7 @@ static int apply(struct rr_cli *cli, const struct given *g)
 	default:
 		return RR_EXIT_INTERNAL;
 	}
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 /* "chek": a word that is no file but nearly a command is a typo, not an input */
@@ -650,7 +650,7 @@ static int typo_check(const char *w)
 	struct stat st;
 
 	if (stat(w, &st) == 0 || strchr(w, '/') || strchr(w, '.'))
-		return -1;
+		return RR_CLI_GO_ON;
 	for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
 		if (edit_distance(w, commands[k].name) <= 2) {
 			rr_cli_error(RR_E_USAGE, "unknown command '%s'; did you mean '%s'?", w,
@@ -658,7 +658,7 @@ static int typo_check(const char *w)
 			fprintf(stderr, "Try 'rocm-resolve --help'.\n");
 			return RR_EXIT_USAGE;
 		}
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 /* environment variables that mean what uv's options of the same meaning do; returns
@@ -728,11 +728,11 @@ static int python_venv(struct rr_cli *cli, const char *origin)
 		cli->python_venv = RR_STEAL(dir);
 	}
 	cli->venv = cli->python_venv;
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 /*
- * returns -1 to go on, or an exit status (0 after --help/--version); the
+ * returns RR_CLI_GO_ON, or an exit status (0 after --help/--version); the
  * first positional word names the command when it is one
  */
 int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
@@ -756,12 +756,12 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 	status = scan(split, argv, &gv, &ng, &words, &nwords);
 	if (nwords && (cmd = find_command(words[0])))
 		first_input = 1;
-	else if (status < 0)
+	else if (status == RR_CLI_GO_ON)
 		cmd = &commands[0];
 	/* a bad option before the command word leaves cmd NULL: plan is assumed */
 	cli->command = cmd ? cmd->name : NULL;
 	cli->cmd = cmd;
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		goto out;
 	for (size_t i = 0; i < ng; i++)
 		if (gv[i].def->id == O_VERSION) {
@@ -779,7 +779,7 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 			status = RR_EXIT_OK;
 			goto out;
 		}
-	if (!first_input && nwords && (status = typo_check(words[0])) >= 0)
+	if (!first_input && nwords && (status = typo_check(words[0])) != RR_CLI_GO_ON)
 		goto out;
 	for (size_t i = 0; i < ng; i++)
 		if (!(gv[i].def->commands & cmd->bit)) {
@@ -789,9 +789,9 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 					      cmd->name, gv[i].spelling, cmd->name);
 			goto out;
 		}
-	for (size_t i = 0; i < ng && status < 0; i++)
+	for (size_t i = 0; i < ng && status == RR_CLI_GO_ON; i++)
 		status = apply(cli, &gv[i]);
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		goto out;
 	for (size_t i = first_input; i < nwords; i++)
 		push(&cli->inputs, &cli->ninputs, words[i]);

@@ -95,7 +95,14 @@ struct rr_cli {
 	size_t npassthrough;
 };
 
-/* -1 to go on (cli->cmd set), else the exit status (0 after --help, --version) */
+/*
+ * The CLI's steps (parsing, opening the session, building the plan, writing a file
+ * beside it) return RR_CLI_GO_ON when the run goes on to the next step, else the exit
+ * status to end it with (the error printed already; 0 after --help or --version)
+ */
+enum { RR_CLI_GO_ON = -1 };
+
+/* RR_CLI_GO_ON (cli->cmd set), else the exit status (0 after --help, --version) */
 int rr_cli_parse(struct rr_cli *cli, int argc, char **argv);
 void rr_cli_release(struct rr_cli *cli);
 void rr_cli_usage(FILE *f);

@@ -77,7 +77,7 @@ int cmd_inspect(struct rr_cli *cli)
 				    cli->inputs[0]);
 	}
 	status = rr_session_open(&s, cli, false);
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		return status;
 	if (cli->format == RR_FORMAT_JSON)
 		rr_stack_file_format(s.venv, s.stack, &out);

@@ -73,10 +73,10 @@ static int write_excludes(const struct rr_cli *cli, const struct rr_plan *plan)
 		rr_cli_print_error(&err);
 		return RR_EXIT_ENV;
 	}
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
-/* --write-testcase DIR: the run as a scenario the runner replays; -1 on success */
+/* --write-testcase DIR: the run as a scenario the runner replays */
 static int write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 			  const struct rr_plan *plan)
 {
@@ -92,7 +92,7 @@ static int write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 		return rr_cli_exit_for(rc);
 	}
 	rr_cli_info(cli, "wrote the testcase to %s/case.t", cli->write_testcase);
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 /* open the session, build the plan, hand it to report, clean up */
@@ -106,13 +106,13 @@ static int with_plan(struct rr_cli *cli,
 	int status;
 
 	status = rr_session_open(&s, cli, true);
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		return fail_closed(cli, status);
 	rr_session_warnings(&s, cli);
 	status = rr_cli_build_plan(cli, &s, &res, &plan);
-	if (status < 0 && cli->write_testcase)
+	if (status == RR_CLI_GO_ON && cli->write_testcase)
 		status = write_testcase(cli, &s, plan);
-	if (status < 0)
+	if (status == RR_CLI_GO_ON)
 		status = report(cli, plan, &res);
 	rr_plan_free(plan);
 	rr_resolution_release(&res);
@@ -124,7 +124,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 		       const struct rr_resolution *res)
 {
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
-	int status = -1;
+	int status = RR_CLI_GO_ON;
 
 	rr_cli_plan_warnings(cli, plan);
 	/* a requirement with no safe version: the plan stays on stderr only */
@@ -138,9 +138,9 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 				     src.buf, req.buf);
 			status = RR_EXIT_NO;
 		}
-	if (status < 0 && cli->uv_excludes)
+	if (status == RR_CLI_GO_ON && cli->uv_excludes)
 		status = write_excludes(cli, plan);
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		return status;
 	if (cli->lock && cli->format == RR_FORMAT_PYLOCK)
 		rr_plan_format_pylock(plan, res, &out);

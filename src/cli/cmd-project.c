@@ -70,13 +70,13 @@ static int check_venv(const struct rr_cli *cli, const char *venv_path, const str
 				venv_path, prot->root, venv_path);
 			return RR_EXIT_ENV;
 		}
-		return -1;
+		return RR_CLI_GO_ON;
 	}
 	rc = rr_bridge_inspect(venv_path, prot, &b, &err);
 	if (rc) {
 		if (!cli->bridge) {
 			rr_error_release(&err);
-			return -1; /* not a venv uv made: not ours to judge unless asked */
+			return RR_CLI_GO_ON; /* not a venv uv made: not ours to judge unless asked */
 		}
 		return report_error(&err, rc);
 	}
@@ -103,7 +103,7 @@ static int check_venv(const struct rr_cli *cli, const char *venv_path, const str
 			    b.venv, b.target ? b.target : "its site-packages");
 	}
 	rr_bridge_release(&b);
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 static int write_file(const struct rr_project *p, const char *text, size_t len)
@@ -120,7 +120,7 @@ static int write_file(const struct rr_project *p, const char *text, size_t len)
 	rc = rr_file_write_atomic(target, text, len, st.st_mode & 07777, &err);
 	if (rc)
 		return report_error(&err, rc);
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 static int one_project(struct rr_cli *cli, const char *arg)
@@ -135,7 +135,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	struct rr_project *p = NULL;
 	rr_error err = RR_ERROR_INIT;
 	size_t before;
-	int status = -1;
+	int status = RR_CLI_GO_ON;
 	rr_err rc;
 
 	if (is_dir) {
@@ -235,7 +235,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			status = RR_EXIT_ENV;
 		}
 	}
-	if (status < 0)
+	if (status == RR_CLI_GO_ON)
 		status = check_venv(cli, venv_path, p->flow->venv);
 out:
 	hidden_venv = NULL;

@@ -28,7 +28,7 @@ int rr_cli_verify_session(struct rr_cli *cli, struct rr_session *s, struct rr_ve
 		rr_error_release(&err);
 		return rr_cli_exit_for(rc);
 	}
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 int rr_cli_verify_print(const struct rr_cli *cli, const struct rr_verify_report *r)
@@ -56,10 +56,10 @@ int cmd_verify(struct rr_cli *cli)
 		return rr_cli_error(RR_E_USAGE, "verify takes no INPUT (got '%s')", cli->inputs[0]);
 	}
 	status = rr_session_open(&s, cli, false);
-	if (status >= 0)
+	if (status != RR_CLI_GO_ON)
 		return status;
 	status = rr_cli_verify_session(cli, &s, &report);
-	if (status < 0)
+	if (status == RR_CLI_GO_ON)
 		status = rr_cli_verify_print(cli, report);
 	rr_verify_report_free(report);
 	rr_session_close(&s);

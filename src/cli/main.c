@@ -309,7 +309,7 @@ int main(int argc, char **argv)
 	/* before the command is known (a bad option), plan, the default, is assumed */
 	if (rc > 0 && (!cli.cmd || (cli.cmd->flags & RR_CMD_PLAN_STDOUT)))
 		rc = rr_cli_fail_closed(&cli, rc); /* a plan was asked for: the pipe must fail too */
-	if (rc < 0)
+	if (rc == RR_CLI_GO_ON)
 		rc = cli.cmd->fn(&cli);
 	/* a failed --format json run: the error object, never a partial document */
 	if (rc > 0 && json_wanted && failure.code != RR_OK && !stdout_used)

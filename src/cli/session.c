@@ -129,7 +129,7 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 	s->reqs = &s->flow->reqs;
 	s->venv = s->flow->venv;
 	s->stack = s->flow->stack;
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli)
@@ -171,7 +171,7 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 	s->flow->plan = NULL;
 	*res = s->flow->res;
 	memset(&s->flow->res, 0, sizeof(s->flow->res));
-	return -1;
+	return RR_CLI_GO_ON;
 }
 
 void rr_session_close(struct rr_session *s)

@@ -29,7 +29,7 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 /* after rr_flow_plan: the progress line wiped, the warnings from `before` on, -v's summary */
 void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,
 			    const struct rr_flow *f, size_t before);
-/* -1 on success (go on), else the exit status after printing the error */
+/* RR_CLI_GO_ON, else the exit status after printing the error */
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs);
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli);
 void rr_session_close(struct rr_session *s);
