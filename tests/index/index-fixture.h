@@ -31,7 +31,7 @@ long rr_test_index_stat(const char *url, const char *name);
 /*
  * whether event a happened before event b, each "in:<sub>" (the first request whose
  * path contains sub arrived) or "out:<sub>" (the first answer to one was sent), since
- * the last reset: 1 before, 0 after, -1 when either never happened (or on error)
+ * the last reset: 1 before, 0 after, -1 when either never happened within 2 s (or on error)
  */
 int rr_test_index_order(const char *url, const char *a, const char *b);
 
