@@ -89,30 +89,12 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 		if (rc == RR_OK)
 			rr_index_project_drop_foreign(p);
 		if (rc == RR_OK && g->store_pending && c->cache_dir) {
-			struct rr_index_project q = {0};
-			size_t len = 0;
-			char *data;
-			struct rr_cache_entry stored;
+			/* the cache keeps every file the parse found; the entry goes to the
+			 * writer as it is */
 			rr_index_project_digest(p, &g->pending.body);
 			g->pending.content_type = rr_xstrdup(RR_INDEX_DIGEST_TYPE);
-			/* the digest holds every string of the page once, packed: it becomes
-			 * the project (as on a warm run), and the loose strings go; a copy
-			 * goes to the cache */
-			data = rr_strbuf_detach(&g->pending.body, &len);
-			stored = g->pending;
-			memset(&g->pending, 0, sizeof(g->pending));
-			rr_strbuf_init(&g->pending.body);
-			rr_strbuf_init(&stored.body);
-			rr_strbuf_add(&stored.body, data, len);
-			rr_index_store_later(c, g->klass, g->url, &stored);
-			if (rr_index_parse_digest_take(data, len, g->final_url, s->redacted, &q,
-						       NULL) == RR_OK) {
-				rr_index_project_release(p);
-				*p = q;
-			}
+			rr_index_store_later(c, g->klass, g->url, &g->pending);
 		}
-		if (rc == RR_OK)
-			rr_index_project_pack(p); /* here, not on the thread running transfers */
 	}
 	rr_strbuf_release(&g->body);
 	rr_cache_entry_release(&g->pending);
@@ -123,6 +105,10 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 		rr_index_project_keep(p, g->key, s->local);
 	if (rc == RR_OK && c->has_target)
 		rr_index_project_keep_installable(p, &c->target);
+	/* a parsed page's strings, of the files that stay, into one block (a digest's are
+	 * in one already); here, not on the thread running transfers */
+	if (rc == RR_OK)
+		rr_index_project_pack(p);
 	return rc;
 }
 
