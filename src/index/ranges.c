@@ -103,43 +103,46 @@ static char *hint_key(const struct rr_index_file *f)
 	return rr_name_normalize_n(fn, n);
 }
 
-static size_t tail_for(struct rr_index_client *c, const struct rr_index_file *f)
+/* what an earlier wheel of f's project taught: NULL when none has been read (with
+ * create, a new hint to fill) */
+static struct tail_hint *hint_of(struct rr_index_client *c, const struct rr_index_file *f,
+				 bool create)
 {
 	RR_AUTOFREE char *k = hint_key(f);
-	struct tail_hint **h = (struct tail_hint **)rr_strmap_find(&c->tail_hints, k, false);
+	struct tail_hint **h = (struct tail_hint **)rr_strmap_find(&c->tail_hints, k, create);
+
+	if (h && !*h && create)
+		*h = rr_xcalloc(1, sizeof(**h));
+	return h ? *h : NULL;
+}
+
+static size_t tail_for(const struct tail_hint *h)
+{
 	unsigned long long t;
 
-	if (!h || !*h)
+	if (!h)
 		return TAIL_BYTES;
-	t = (*h)->need + (*h)->need / 10 + 4096;
-	if (t > TAIL_ONE_FIT && t > (*h)->cd + (*h)->cd / 2)
-		t = (*h)->cd + (*h)->cd / 10 + 4096;
+	t = h->need + h->need / 10 + 4096;
+	if (t > TAIL_ONE_FIT && t > h->cd + h->cd / 2)
+		t = h->cd + h->cd / 10 + 4096;
 	return t < TAIL_BYTES ? TAIL_BYTES : t > TAIL_MAX ? TAIL_MAX : (size_t)t;
+}
+
+/* the start of a wheel to ask for (ST_ZIPHEAD), or 0: its end */
+static size_t ziphead_for(const struct tail_hint *h)
+{
+	return h && h->head ? (size_t)(h->head + h->head / 4 + 2048) : 0;
 }
 
 static void tail_learn(struct rr_index_client *c, const struct rr_index_dist_job *j)
 {
-	RR_AUTOFREE char *k = hint_key(j->f);
-	struct tail_hint **h = (struct tail_hint **)rr_strmap_find(&c->tail_hints, k, true);
+	struct tail_hint *h = hint_of(c, j->f, true);
+	unsigned long long head = j->m.local_off + j->m.csize + 30 + 512;
 
-	if (!*h)
-		*h = rr_xcalloc(1, sizeof(**h));
-	(*h)->need = j->total - j->m.local_off;
+	h->need = j->total - j->m.local_off;
 	if (j->cd.size)
-		(*h)->cd = j->total - j->cd.offset;
-	(*h)->head = j->m.local_off + j->m.csize + 30 + 512 <= ZIPHEAD_MAX
-			 ? j->m.local_off + j->m.csize + 30 + 512
-			 : 0;
-}
-
-/* the start of a wheel asked for (ST_ZIPHEAD), or 0: its end */
-static size_t ziphead_for(struct rr_index_client *c, const struct rr_index_file *f)
-{
-	RR_AUTOFREE char *k = f->is_wheel ? hint_key(f) : NULL;
-	struct tail_hint **h = k ? (struct tail_hint **)rr_strmap_find(&c->tail_hints, k, false)
-				 : NULL;
-
-	return h && *h && (*h)->head ? (size_t)((*h)->head + (*h)->head / 4 + 2048) : 0;
+		h->cd = j->total - j->cd.offset;
+	h->head = head <= ZIPHEAD_MAX ? head : 0;
 }
 
 static bool is_zip_name(const char *filename)
@@ -369,11 +372,16 @@ struct rr_index_dist_job *rr_index_dist_job_new(struct rr_index_client *c,
 	j->f = f;
 	j->what = f->is_wheel ? "METADATA" : "PKG-INFO";
 	j->stage = f->is_wheel || is_zip_name(f->filename) ? ST_TAIL : ST_HEAD;
-	j->want_tail = j->stage == ST_TAIL ? tail_for(c, f) : 0;
-	if (j->stage == ST_TAIL && (j->want_head = ziphead_for(c, f)))
-		j->stage = ST_ZIPHEAD;
-	else
-		j->want_head = HEAD_BYTES;
+	j->want_head = HEAD_BYTES;
+	if (j->stage == ST_TAIL) {
+		const struct tail_hint *h = hint_of(c, f, false);
+		size_t start = f->is_wheel ? ziphead_for(h) : 0;
+		j->want_tail = tail_for(h);
+		if (start) {
+			j->stage = ST_ZIPHEAD;
+			j->want_head = start;
+		}
+	}
 	rr_strbuf_init(&j->head);
 	return j;
 }
