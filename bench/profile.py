@@ -160,7 +160,7 @@ def run_one(exe, inp, work, proxy, timeout):
     os.makedirs(cache)
     env = real.base_env(work)
     env["https_proxy"] = env["HTTPS_PROXY"] = proxy.url
-    env["RR_SYSROOT"] = os.path.join(os.path.dirname(here), "fixtures", "venvs", "sysroot-rocm72")
+    env["RR_SYSROOT"] = real.bench_sysroot(work)
     venv = os.path.join(os.path.dirname(here), "fixtures", "venvs", "rocm72")
     tf = os.path.join(work, "time.txt")
     argv = ["/usr/bin/time", "-f", "%U %S %M", "-o", tf, exe, "plan", "-vv", "--venv", venv,

@@ -12,7 +12,8 @@ Not a test; not part of `bench/bench.py all`.
 What is timed, per input and tool (wall clock of the tool's own process, run under GNU
 time for its peak RSS; stdout to a file, stderr to a file):
   rr   rocm-resolve plan -v --venv fixtures/venvs/rocm72 --cache-dir C INPUT
-       with RR_SYSROOT=fixtures/venvs/sysroot-rocm72 (the ROCm 7.2 image, Python 3.12).
+       with RR_SYSROOT=a copy of fixtures/venvs/sysroot-rocm72 (the ROCm 7.2 image,
+       Python 3.12) holding this machine's /etc/ssl/certs, as the image holds its own.
   uv   uv pip compile --no-config --no-sources --no-python-downloads --python PY312
        --python-version 3.12 --python-platform x86_64-manylinux_2_28 --cache-dir C INPUT
        with RUST_LOG=uv_client=trace (to count its requests).
@@ -145,6 +146,22 @@ def base_env(work):
     env["XDG_CACHE_HOME"] = os.path.join(work, "xdg-cache")  # no tool falls back on a shared cache
     env["XDG_CONFIG_HOME"] = os.path.join(work, "xdg-config")
     return env
+
+
+def bench_sysroot(work):
+    """the fixture sysroot (the ROCm 7.2 image) with this machine's trust store in it.
+    rocm-resolve looks for the system's CA store under RR_SYSROOT, as it would find the
+    image's own /etc/ssl/certs; without it there, a PIP_CERT or SSL_CERT_FILE naming
+    the host's bundle is read as a foreign bundle file (60-100 ms of CPU at the first
+    connection that no user in the image pays)"""
+    root = os.path.join(work, "sysroot")
+    if not os.path.isdir(root):
+        shutil.copytree(os.path.join(os.path.dirname(here), "fixtures", "venvs", "sysroot-rocm72"), root,
+                        symlinks=True)
+        if os.path.isdir("/etc/ssl/certs"):
+            os.makedirs(os.path.join(root, "etc", "ssl"), exist_ok=True)
+            os.symlink("/etc/ssl/certs", os.path.join(root, "etc", "ssl", "certs"))
+    return root
 
 
 def prepare_inputs(corpus, work, files):
@@ -486,7 +503,7 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
         inputs = prepare_inputs(corpus, work, files)
         ctx = {"work": work, "exe": exe, "uv": uv, "py312": py312, "env": base_env(work),
                "venv": os.path.join(src, "fixtures", "venvs", "rocm72"),
-               "sysroot": os.path.join(src, "fixtures", "venvs", "sysroot-rocm72"),
+               "sysroot": bench_sysroot(work),
                "logs": os.path.join(work, "logs"), "curl": shutil.which("curl")}
         if floor and not ctx["curl"]:
             print("real: no curl on PATH; no floor", file=sys.stderr)

@@ -81,6 +81,15 @@ static bool hashed_ca_dir(const char *dir)
 	return found;
 }
 
+/* do two paths name one file (a link to the system's store, another spelling of it)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr_error *err)
 {
 	struct rr_fetcher *f;
@@ -133,8 +142,8 @@ rr_err rr_fetcher_new(const struct rr_fetch_opts *o, struct rr_fetcher **ret, rr
 	 * read lazily from its directory where it has one */
 	f->sys_ca_file = rr_xasprintf("%s" SYS_CA_FILE, o->sysroot ? o->sysroot : "");
 	f->sys_ca_dir = rr_xasprintf("%s" SYS_CA_DIR, o->sysroot ? o->sysroot : "");
-	f->ca_dir_first = (!f->capath || strcmp(f->capath, f->sys_ca_dir) == 0) &&
-			  (!f->cainfo || strcmp(f->cainfo, f->sys_ca_file) == 0) &&
+	f->ca_dir_first = (!f->capath || same_file(f->capath, f->sys_ca_dir)) &&
+			  (!f->cainfo || same_file(f->cainfo, f->sys_ca_file)) &&
 			  access(f->sys_ca_file, R_OK) == 0 && hashed_ca_dir(f->sys_ca_dir);
 	f->multi = rr_curl.multi_init();
 	if (!f->multi)

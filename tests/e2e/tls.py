@@ -107,6 +107,12 @@ def main():
             # naming the system bundle is the system store too
             r = run(RR_SYSROOT=root, SSL_CERT_FILE=os.path.join(certs, "ca-certificates.crt"))
             check(f"... and with $SSL_CERT_FILE naming its bundle", r.returncode == 0, r.stderr)
+            # ... by another path (a link, as /etc/ssl/cert.pem is on many systems)
+            link = os.path.join(work, "cert-" + name + ".pem")
+            os.symlink(os.path.join(certs, "ca-certificates.crt"), link)
+            r = run(RR_SYSROOT=root, SSL_CERT_FILE=link)
+            check(f"... and with $SSL_CERT_FILE naming its bundle through a link", r.returncode == 0,
+                  r.stderr)
     finally:
         if proc:
             proc.terminate()
