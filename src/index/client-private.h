@@ -91,6 +91,9 @@ struct rr_index_client {
 	bool offline, refresh;
 	bool has_target; /* target: what the resolution installs into (rr_index_opts.target) */
 	struct rr_target target;
+	/* the cache class of project pages: their digests hold only what the target can
+	 * install, so each target has its own ("simple" without one) */
+	char page_klass[96];
 	struct rr_fetcher *fetcher;
 	struct rr_strmap projects; /* key -> struct rr_index_proj_slot */
 	struct rr_strmap meta;     /* file url -> struct rr_index_meta_slot */

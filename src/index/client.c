@@ -8,6 +8,7 @@
  * credentials are sent (as CURLOPT_USERPWD) only to the realm (scheme, host,
  * port) of the index they came with - also for file downloads on that realm.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -38,9 +39,14 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	if (rr_curl_load(err) != RR_OK)
 		return RR_E_ENV;
 	c = rr_xcalloc(1, sizeof(*c));
+	snprintf(c->page_klass, sizeof(c->page_klass), "simple");
 	if (o->target) {
 		c->has_target = true;
 		c->target = *o->target;
+		snprintf(c->page_klass, sizeof(c->page_klass),
+			 "simple for cp%u.%u %.32s glibc %u.%u", c->target.py_major,
+			 c->target.py_minor, c->target.machine, c->target.glibc_major,
+			 c->target.glibc_minor);
 	}
 	c->idx = rr_xcalloc(o->nindex_urls, sizeof(*c->idx));
 	for (size_t i = 0; i < o->nindex_urls; i++) {

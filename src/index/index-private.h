@@ -204,6 +204,8 @@ struct rr_index_file *rr_index_project_add_file(struct rr_index_project *p, size
 /* href resolved against page_url, its fragment split off into *frag (may be NULL);
  * NULL when it is no URL */
 char *rr_index_resolve_href(const char *page_url, const char *href, char **frag);
+/* an absolute http(s) URL rr_index_resolve_href takes as it is (no parse, never NULL) */
+bool rr_index_href_plain(const char *href);
 /* PEP 629: RR_E_UNSUPPORTED for a major version other than 1 */
 rr_err rr_index_check_api_version(const char *v, const char *page_url, rr_error *err);
 bool rr_index_is_hex64(const char *s, size_t n);
@@ -231,6 +233,31 @@ void rr_index_project_pack(struct rr_index_project *p);
  * of those that go with them; returns how many went */
 struct rr_target;
 size_t rr_index_project_keep_installable(struct rr_index_project *p, const struct rr_target *t);
+/*
+ * the wheels a page reader leaves out as it reads, by filename alone, before
+ * anything is copied (counted in nforeign): those no Linux CPython can install
+ * (rr_index_project_drop_foreign), and with a target, those it cannot install
+ * (rr_index_project_keep_installable) among those rr_index_project_keep (key,
+ * allow_file) would keep. The page comes out as read whole and then filtered in that
+ * order (tests/unit/index/keep-reference.h). Big pages list thousands of wheels for
+ * other platforms (pydantic-core: 15057 files, ~600 for one CPython on x86_64).
+ * name and norm start as RR_STRBUF_INIT; one per parse (it remembers tag triples).
+ */
+struct rr_index_keep {
+	const struct rr_target *target; /* NULL: any Linux CPython */
+	const char *key;                /* the project (normalised), or NULL */
+	bool allow_file;
+	struct {
+		char *tags;
+		bool ok;
+	} memo[64];
+	size_t nmemo;
+	struct rr_strbuf name, norm;
+};
+/* should the file named name[0..len), at url (absolute), be left out? false for
+ * anything not surely a wheel that goes: the readers' later checks decide */
+bool rr_index_keep_skips(struct rr_index_keep *k, const char *name, size_t len, const char *url);
+void rr_index_keep_release(struct rr_index_keep *k);
 
 /* ---- the page readers: from memory, no I/O, fuzzed ---- */
 
@@ -240,6 +267,13 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
 rr_err rr_index_parse_html(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err);
+/* the same, leaving out what keep skips (NULL: nothing) */
+rr_err rr_index_parse_json_keep(const char *data, size_t len, const char *page_url,
+				const char *index_url, struct rr_index_keep *keep,
+				struct rr_index_project *out, rr_error *err);
+rr_err rr_index_parse_html_keep(const char *data, size_t len, const char *page_url,
+				const char *index_url, struct rr_index_keep *keep,
+				struct rr_index_project *out, rr_error *err);
 /* the Warehouse JSON API document /pypi/<name>/json */
 rr_err rr_index_parse_jsonapi(const char *data, size_t len, const char *page_url,
 			      const char *index_url, struct rr_index_project *out, rr_error *err);

@@ -55,6 +55,7 @@ struct rr_jfile {
  * as the error (reported once the page is known to be valid JSON with a valid meta) */
 struct rr_jconv {
 	const char *page_url, *index_url;
+	struct rr_index_keep *keep; /* or NULL: every file */
 	struct rr_index_project p;
 	size_t cap;
 	size_t seen; /* views offered so far: the next one's index */

@@ -27,8 +27,8 @@
 #define PAGE_SPILL_OVER (512u << 10)
 
 static rr_err parse_body(struct rr_index_get *g, const char *data, size_t len,
-			 const struct rr_index_src *s, bool jsonapi, struct rr_index_project *p,
-			 rr_error *err)
+			 const struct rr_index_src *s, bool jsonapi, struct rr_index_keep *keep,
+			 struct rr_index_project *p, rr_error *err)
 {
 	const char *ct = g->content_type ? g->content_type : "";
 	RR_AUTOFREE char *u = rr_url_redact(g->url);
@@ -36,23 +36,23 @@ static rr_err parse_body(struct rr_index_get *g, const char *data, size_t len,
 	if (jsonapi)
 		return rr_index_parse_jsonapi(data, len, g->final_url, s->redacted, p, err);
 	if (strncasecmp(ct, "application/vnd.pypi.simple.v1+json", 35) == 0)
-		return rr_index_parse_json(data, len, g->final_url, s->redacted, p, err);
+		return rr_index_parse_json_keep(data, len, g->final_url, s->redacted, keep, p, err);
 	if (strncasecmp(ct, "application/vnd.pypi.simple.v1+html", 35) == 0 ||
 	    strncasecmp(ct, "text/html", 9) == 0)
-		return rr_index_parse_html(data, len, g->final_url, s->redacted, p, err);
+		return rr_index_parse_html_keep(data, len, g->final_url, s->redacted, keep, p, err);
 	return rr_fail(err, RR_E_HTTP, "%s: unexpected content type '%s'", u, ct);
 }
 
 /* the page as it came: in memory, or (a large one) spilled to a file and mapped */
 static rr_err parse_page(struct rr_index_get *g, const struct rr_index_src *s, bool jsonapi,
-			 struct rr_index_project *p, rr_error *err)
+			 struct rr_index_keep *keep, struct rr_index_project *p, rr_error *err)
 {
 	struct stat st;
 	void *map;
 	rr_err rc;
 
 	if (!g->have_fd)
-		return parse_body(g, g->body.buf, g->body.len, s, jsonapi, p, err);
+		return parse_body(g, g->body.buf, g->body.len, s, jsonapi, keep, p, err);
 	if (fstat(g->fd, &st) != 0 || st.st_size <= 0 ||
 	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, g->fd, 0)) ==
 		    MAP_FAILED) {
@@ -60,7 +60,7 @@ static rr_err parse_page(struct rr_index_get *g, const struct rr_index_src *s, b
 		return rr_fail(err, RR_E_IO, "%s: cannot read the downloaded page back: %s", u,
 			       strerror(errno));
 	}
-	rc = parse_body(g, map, (size_t)st.st_size, s, jsonapi, p, err);
+	rc = parse_body(g, map, (size_t)st.st_size, s, jsonapi, keep, p, err);
 	munmap(map, (size_t)st.st_size);
 	close(g->fd);
 	g->have_fd = false;
@@ -84,7 +84,15 @@ static rr_err page_project(struct rr_index_client *c, struct rr_index_get *g,
 		char *data = rr_strbuf_detach(&g->body, &len);
 		rc = rr_index_parse_digest_take(data, len, g->final_url, s->redacted, p, err);
 	} else {
-		rc = parse_page(g, s, jsonapi, p, err);
+		/* the wheels the target cannot install are left out as the page is read:
+		 * the digest the cache keeps is the target's (page_klass says whose) */
+		struct rr_index_keep keep = {.target = c->has_target ? &c->target : NULL,
+					     .key = g->key,
+					     .allow_file = s->local,
+					     .name = RR_STRBUF_INIT,
+					     .norm = RR_STRBUF_INIT};
+		rc = parse_page(g, s, jsonapi, &keep, p, err);
+		rr_index_keep_release(&keep);
 		rr_strbuf_release(&g->body);
 		if (rc == RR_OK)
 			rr_index_project_drop_foreign(p);
@@ -460,7 +468,7 @@ static void page_go(struct rr_index_client *c, struct rr_index_page_job *j)
 	memset(g, 0, sizeof(*g));
 	g->url = rr_xasprintf("%s%s/", s->url, j->key);
 	g->userpwd = s->userpwd;
-	g->klass = "simple";
+	g->klass = c->page_klass;
 	g->accept = s->pages == RR_INDEX_PAGES_JSON ? RR_INDEX_ACCEPT : RR_INDEX_ACCEPT_HTML;
 	g->max_body = c->max_page;
 	g->spill_over = PAGE_SPILL_OVER;
@@ -492,7 +500,7 @@ static void page_start(struct rr_index_client *c, struct rr_index_page_job *j)
 		struct rr_cache_entry e = {.max_age = -1, .body = RR_STRBUF_INIT};
 		RR_AUTOFREE char *url = rr_xasprintf("%s%s/", s->url, j->key);
 		bool fresh = c->cache_dir &&
-			     rr_cache_load(c->cache_dir, "simple", url, &e, NULL) == RR_OK &&
+			     rr_cache_load(c->cache_dir, c->page_klass, url, &e, NULL) == RR_OK &&
 			     rr_index_entry_fresh(c, &e, (long long)time(NULL));
 		rr_cache_entry_release(&e);
 		if (!fresh)

@@ -80,6 +80,28 @@ static void meta_from_view(const struct rr_jmeta *m, bool *has, char **sha)
 	}
 }
 
+/* is the file the view o (the i-th) names one cv->keep leaves out? Then it is counted,
+ * or the page's error when its "url" or "hashes" breaks a rule (as for a file that
+ * stays) */
+static bool json_skips(struct rr_jconv *cv, const struct rr_jfile *o, size_t i)
+{
+	char *u = NULL;
+	bool skip;
+
+	if (!rr_index_href_plain(o->url.s) &&
+	    !(u = rr_index_resolve_href(cv->page_url, o->url.s, NULL)))
+		return false; /* the reader says why */
+	skip = rr_index_keep_skips(cv->keep, o->filename.s, o->filename.n, u ? u : o->url.s);
+	free(u);
+	if (!skip)
+		return false;
+	if (o->hashes != RR_JK_ABSENT && o->hashes != RR_JK_OBJ)
+		cv->rc = json_fail(&cv->err, cv->page_url, "\"hashes\" must be an object", i);
+	else
+		cv->p.nforeign++;
+	return true;
+}
+
 void rr_jconv_take(struct rr_jconv *cv, struct rr_jfile *o)
 {
 	struct rr_index_file *f;
@@ -98,6 +120,8 @@ void rr_jconv_take(struct rr_jconv *cv, struct rr_jfile *o)
 				   i);
 		return;
 	}
+	if (cv->keep && json_skips(cv, o, i))
+		return;
 	abs = rr_index_resolve_href(cv->page_url, o->url.s, NULL);
 	if (!abs) {
 		cv->rc = json_fail(&cv->err, cv->page_url, "bad \"url\"", i);
@@ -650,6 +674,13 @@ static bool jm_root(struct jscan *s, const char *key, size_t klen, void *ud)
 rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 			   const char *index_url, struct rr_index_project *out, rr_error *err)
 {
+	return rr_index_parse_json_keep(data, len, page_url, index_url, NULL, out, err);
+}
+
+rr_err rr_index_parse_json_keep(const char *data, size_t len, const char *page_url,
+				const char *index_url, struct rr_index_keep *keep,
+				struct rr_index_project *out, rr_error *err)
+{
 	struct jscan s = {.p = (const unsigned char *)data,
 			  .end = (const unsigned char *)data + len,
 			  .start = (const unsigned char *)data,
@@ -660,6 +691,7 @@ rr_err rr_index_parse_json(const char *data, size_t len, const char *page_url,
 	rr_err rc;
 
 	rr_jpage_init(&jp, page_url, index_url);
+	jp.conv.keep = keep;
 	jws(&s);
 	if (s.p < s.end && *s.p != '{' && *s.p != '[') {
 		ok = false;

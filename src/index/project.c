@@ -151,21 +151,42 @@ struct rr_index_file *rr_index_project_add_file(struct rr_index_project *p, size
 	return f;
 }
 
+/* 1: a byte a plain URL has not (controls, space, '\\', '@', DEL and above); 2: '/' */
+static unsigned char url_byte(unsigned char c)
+{
+	return c <= ' ' || c == '\\' || c == '@' || c >= 0x7f ? 1 : c == '/' ? 2 : 0;
+}
+
 static bool plain_absolute(const char *u)
 {
+	static unsigned char cls[256];
+	static bool ready;
+	const unsigned char *p;
+
 	/* already absolute and free of anything curl would rewrite: skip the URL parser,
-	 * which dominates parse time on big pages */
+	 * which dominates parse time on big pages (and this loop runs once per link) */
 	if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
 		return false;
-	for (const char *p = u; *p; p++) {
-		if ((unsigned char)*p <= ' ' || *p == '\\' || *p == '@' || (unsigned char)*p >= 0x7f)
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+		for (int c = 1; c < 256; c++)
+			cls[c] = url_byte((unsigned char)c);
+		__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
+	}
+	for (p = (const unsigned char *)u; *p; p++) {
+		if (!cls[*p])
+			continue;
+		if (cls[*p] == 1)
 			return false;
 		/* "/./" or "/../": a segment the URL parser would remove */
-		if (p[0] == '/' && p[1] == '.' &&
-		    (p[2] == '/' || (p[2] == '.' && p[3] == '/')))
+		if (p[1] == '.' && (p[2] == '/' || (p[2] == '.' && p[3] == '/')))
 			return false;
 	}
 	return true;
+}
+
+bool rr_index_href_plain(const char *href)
+{
+	return plain_absolute(href);
 }
 
 char *rr_index_resolve_href(const char *page_url, const char *href, char **frag)
@@ -277,18 +298,12 @@ static bool tag_set_has(const char *s, size_t n, const char *const *prefixes)
  * py* one (rr_wheel_score ranks nothing else), or its name has not the shape
  * of a wheel's. A superset of what the ranking accepts is kept.
  */
-static bool foreign_wheel(const struct rr_index_file *f)
+static bool foreign_name(const char *base, size_t len)
 {
 	static const char *const plats[] = {"any", "linux_", "manylinux", NULL};
 	static const char *const pys[] = {"cp", "py", NULL};
-	const char *base = strrchr(f->filename, '/');
 	const char *dash[3] = {NULL, NULL, NULL};
-	size_t len;
 
-	if (!f->is_wheel)
-		return false;
-	base = base ? base + 1 : f->filename;
-	len = strlen(base);
 	if (len < 5 || memcmp(base + len - 4, ".whl", 4) != 0)
 		return true;
 	len -= 4;
@@ -299,6 +314,16 @@ static bool foreign_wheel(const struct rr_index_file *f)
 		return true;
 	return !tag_set_has(dash[2] + 1, (size_t)(base + len - dash[2] - 1), plats) ||
 	       !tag_set_has(dash[0] + 1, (size_t)(dash[1] - dash[0] - 1), pys);
+}
+
+static bool foreign_wheel(const struct rr_index_file *f)
+{
+	const char *base = strrchr(f->filename, '/');
+
+	if (!f->is_wheel)
+		return false;
+	base = base ? base + 1 : f->filename;
+	return foreign_name(base, strlen(base));
 }
 
 /* the files drop() says no to leave p; returns how many */
@@ -333,57 +358,104 @@ void rr_index_project_drop_foreign(struct rr_index_project *p)
 	p->nforeign += drop_files(p, drop_foreign, NULL);
 }
 
-/* a wheel's tag triple ranked once per page: a page repeats a few (numpy: ~20 over
- * ~3000 files) */
-struct installable {
-	const struct rr_target *t;
-	struct {
-		char *tags;
-		bool ok;
-	} memo[64];
-	size_t n;
-};
-
-static bool drop_uninstallable(const struct rr_index_file *f, void *ctx)
+/* can k's target install the wheel base (a NUL-terminated filename)? Its tag triple
+ * is ranked once per page: a page repeats a few (numpy: ~20 over ~3000 files) */
+static bool installable(struct rr_index_keep *k, const char *base)
 {
-	struct installable *in = ctx;
-	const char *base = strrchr(f->filename, '/');
 	const char *tags = NULL;
-	size_t len, dashes = 0;
+	size_t dashes = 0;
 	struct rr_wheel_name w;
 	bool ok;
 
-	if (!f->is_wheel)
-		return false;
-	base = base ? base + 1 : f->filename;
-	len = strlen(base);
-	for (size_t i = len; i-- > 0 && dashes < 3;)
+	for (size_t i = strlen(base); i-- > 0 && dashes < 3;)
 		if (base[i] == '-' && ++dashes == 3)
 			tags = base + i + 1;
-	for (size_t i = 0; tags && i < in->n; i++)
-		if (strcmp(in->memo[i].tags, tags) == 0)
-			return !in->memo[i].ok;
+	for (size_t i = 0; tags && i < k->nmemo; i++)
+		if (strcmp(k->memo[i].tags, tags) == 0)
+			return k->memo[i].ok;
 	/* a name rr_wheel_name_parse refuses is no candidate either */
 	ok = rr_wheel_name_parse(base, &w, NULL) == RR_OK;
 	if (ok) {
-		ok = rr_wheel_score(&w, in->t) >= 0;
+		ok = rr_wheel_score(&w, k->target) >= 0;
 		rr_wheel_name_release(&w);
 	}
-	if (tags && in->n < sizeof(in->memo) / sizeof(in->memo[0])) {
-		in->memo[in->n].tags = rr_xstrdup(tags);
-		in->memo[in->n++].ok = ok;
+	if (tags && k->nmemo < RR_ARRAY_LEN(k->memo)) {
+		k->memo[k->nmemo].tags = rr_xstrdup(tags);
+		k->memo[k->nmemo++].ok = ok;
 	}
-	return !ok;
+	return ok;
+}
+
+void rr_index_keep_release(struct rr_index_keep *k)
+{
+	for (size_t i = 0; i < k->nmemo; i++)
+		free(k->memo[i].tags);
+	k->nmemo = 0;
+	rr_strbuf_release(&k->name);
+	rr_strbuf_release(&k->norm);
+}
+
+/* would rr_index_project_keep (with k's key and allow_file) keep the file name at url? */
+static bool listed(struct rr_index_keep *k, const char *name, const char *url)
+{
+	const char *dash = strchr(name, '-');
+
+	if (strncasecmp(url, "https://", 8) != 0 && strncasecmp(url, "http://", 7) != 0 &&
+	    !(k->allow_file && strncasecmp(url, "file://", 7) == 0))
+		return false;
+	if (!k->key)
+		return true;
+	if (!dash || dash == name)
+		return false;
+	rr_strbuf_reset(&k->norm);
+	rr_name_normalize_into(name, (size_t)(dash - name), &k->norm);
+	return strcmp(k->norm.buf, k->key) == 0;
+}
+
+bool rr_index_keep_skips(struct rr_index_keep *k, const char *name, size_t len, const char *url)
+{
+	size_t dashes = 0;
+
+	/* only what add_file would take for a wheel (its shape, no '/') */
+	if (len <= 4 || strncasecmp(name + len - 4, ".whl", 4) != 0 || memchr(name, '/', len) ||
+	    memchr(name, '\0', len) || name[0] == '-')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		dashes += name[i] == '-';
+	if (dashes != 4 && dashes != 5)
+		return false;
+	{
+		const char *d1 = memchr(name, '-', len);
+		if (d1[1] == '-')
+			return false;
+	}
+	if (foreign_name(name, len))
+		return true;
+	if (!k->target)
+		return false;
+	rr_strbuf_reset(&k->name);
+	rr_strbuf_add(&k->name, name, len);
+	/* the target's judgement comes after the page's own (another project's file, a
+	 * local path: ignored, not foreign), as when the page is read whole */
+	return listed(k, k->name.buf, url) && !installable(k, k->name.buf);
+}
+
+static bool drop_uninstallable(const struct rr_index_file *f, void *ctx)
+{
+	const char *base = strrchr(f->filename, '/');
+
+	if (!f->is_wheel)
+		return false;
+	return !installable(ctx, base ? base + 1 : f->filename);
 }
 
 size_t rr_index_project_keep_installable(struct rr_index_project *p, const struct rr_target *t)
 {
-	struct installable in = {.t = t};
-	size_t n = drop_files(p, drop_uninstallable, &in);
+	struct rr_index_keep k = {.target = t, .name = RR_STRBUF_INIT, .norm = RR_STRBUF_INIT};
+	size_t n = drop_files(p, drop_uninstallable, &k);
 	char *old = p->arena;
 
-	for (size_t i = 0; i < in.n; i++)
-		free(in.memo[i].tags);
+	rr_index_keep_release(&k);
 	p->nforeign += n;
 	if (n && old) {
 		/* the strings of the files that went are still in the arena: pack again */

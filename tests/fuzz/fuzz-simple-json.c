@@ -1,7 +1,9 @@
 /*
  * libFuzzer target: PEP 691 JSON pages from memory. Never crash, never leak,
  * and the streaming scanner must agree with the Jansson reference reader on
- * every input (same result code, same files): tests/unit/index/json-reference.c.
+ * every input (same result code, same files): tests/unit/index/json-reference.c;
+ * read with the early filter, a page comes out as read whole and then filtered
+ * (keep-reference.h).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +11,8 @@
 
 #include "index/index-private.h"
 #include "json-reference.h"
+#include "keep-reference.h"
+#include "rocm-resolve/tags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -61,6 +65,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rr_index_project_release(&q);
 	rr_error_release(&err);
 	rr_error_release(&err2);
+	{
+		static struct rr_target t;
+		const char *why;
+		if (!t.py_major)
+			rr_target_init(&t, "3.12", "x86_64", 2, 28);
+		if (!rr_test_keep_agrees(true, (const char *)data, size, url, NULL, NULL, false,
+					 &why) ||
+		    !rr_test_keep_agrees(true, (const char *)data, size, url, &t, NULL, true,
+					 &why) ||
+		    !rr_test_keep_agrees(true, (const char *)data, size, url, &t, "pkg", false,
+					 &why))
+			__builtin_trap();
+	}
 	if (rr_index_parse_jsonapi((const char *)data, size, "https://i.example/pypi/p/json", "I", &p,
 				   &err) == RR_OK)
 		rr_index_project_release(&p);

@@ -1362,13 +1362,15 @@ static void test_index_priority(void **state)
 }
 
 /* the files of torch's page (fixture: cp311 and cp312 wheels of each release) a
- * client for target keeps; *nforeign: how many it left out */
-static size_t torch_files(const struct rr_target *t, const char *dir, size_t *ncp311,
-			  size_t *nforeign)
+ * client for target keeps; *nforeign: how many it left out; *hits: answers from the
+ * cache (may be NULL) */
+static size_t torch_files_hits(const struct rr_target *t, const char *dir, size_t *ncp311,
+			       size_t *nforeign, size_t *hits)
 {
 	struct rr_index_opts o = {.cache_dir = dir, .no_cache = dir == NULL, .target = t};
 	struct rr_index_client *c = client_opts(&o, "/simple");
 	const struct rr_index_project *p;
+	struct rr_index_stats st;
 	rr_error err = RR_ERROR_INIT;
 	size_t n;
 
@@ -1378,36 +1380,57 @@ static size_t torch_files(const struct rr_target *t, const char *dir, size_t *nc
 	*ncp311 = 0;
 	for (size_t i = 0; i < p->nfiles; i++)
 		*ncp311 += strstr(p->files[i].filename, "-cp311-") != NULL;
+	rr_index_client_stats(c, &st);
+	if (hits)
+		*hits = st.cache_hits;
 	rr_index_client_free(c);
 	return n;
+}
+
+static size_t torch_files(const struct rr_target *t, const char *dir, size_t *ncp311,
+			  size_t *nforeign)
+{
+	return torch_files_hits(t, dir, ncp311, nforeign, NULL);
 }
 
 /*
  * a client told the target keeps only the wheels the target can install (a CPython
  * 3.12 venv: no cp311 wheel), counting the others as left out, so that a page of
- * thousands of files costs memory for the few a resolution can use; the cache keeps
- * every file (a warm run for another interpreter still sees them)
+ * thousands of files costs memory (and parsing) for the few a resolution can use.
+ * The cache keeps what the target keeps, as that target's: a run for another
+ * interpreter, or without a target, never takes it for the whole page.
  */
 static void test_target_files(void **state)
 {
-	struct rr_target t312;
+	struct rr_target t312, t311;
 	char dir[] = "/tmp/rr-target-XXXXXX";
 	char cmd[64];
-	size_t all, kept, cp311, foreign, foreign_all;
+	size_t all, kept, cp311, foreign, foreign_all, hits;
 	(void)state;
 
 	rr_target_init(&t312, "3.12", "x86_64", 2, 36);
+	rr_target_init(&t311, "3.11", "x86_64", 2, 36);
 	all = torch_files(NULL, NULL, &cp311, &foreign_all);
 	assert_true(cp311 > 0);
 	kept = torch_files(&t312, NULL, &cp311, &foreign);
 	assert_int_equal(cp311, 0);
 	assert_true(kept > 0 && kept < all);
 	assert_int_equal(foreign, foreign_all + (all - kept));
-	/* through the cache: stored whole by a 3.12 client, read whole without a target */
+	/* through the cache: a 3.12 client's digest serves the next 3.12 client ... */
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(torch_files(&t312, dir, &cp311, &foreign), kept);
+	assert_int_equal(torch_files_hits(&t312, dir, &cp311, &foreign, &hits), kept);
+	assert_int_equal(hits, 0);
+	assert_int_equal(torch_files_hits(&t312, dir, &cp311, &foreign, &hits), kept);
+	assert_int_equal(foreign, foreign_all + (all - kept));
+	assert_int_equal(cp311, 0);
+	assert_true(hits > 0);
+	/* ... and no other: a 3.11 client sees its cp311 wheels, a client without a target
+	 * every file */
+	assert_true(torch_files(&t311, dir, &cp311, &foreign) > 0);
+	assert_true(cp311 > 0);
 	assert_int_equal(torch_files(NULL, dir, &cp311, &foreign), all);
 	assert_true(cp311 > 0);
+	assert_int_equal(foreign, foreign_all);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }

@@ -11,6 +11,8 @@
 
 #include "index/index-private.h"
 #include "json-reference.h"
+#include "keep-reference.h"
+#include "rocm-resolve/tags.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/index.h"
 
@@ -329,6 +331,134 @@ static bool same_project(const struct rr_index_project *a, const struct rr_index
 }
 
 /* the streaming scanner and Jansson agree on documents chosen to split them */
+/*
+ * the early filter (struct rr_index_keep): the wheels no Linux CPython, or not the
+ * target, can install are left out as a page is read, by their names alone, and the
+ * page comes out as it would read whole and then filtered: names that are no wheels,
+ * names to decode (%2B), relative and odd links, upper-case .WHL, a wheel name with
+ * too few parts, a JSON file with a bad "url" or "hashes" (still an error when left out)
+ */
+/* a page of links numbered from 1 as they stand */
+static void keep_page(struct rr_strbuf *out)
+{
+	static const char *const links[] = {
+	    "https://f/p/pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl#sha256=x",
+	    "https://f/p/pkg-1.0-cp312-cp312-win_amd64.whl",
+	    "https://f/p/pkg-1.0-cp312-cp312-macosx_11_0_arm64.whl?x=1",
+	    "https://f/p/pkg-1.0-cp312-cp312-musllinux_1_1_x86_64.whl",
+	    "https://f/p/pkg-1.0-pp310-pypy310_pp73-manylinux_2_17_x86_64.whl",
+	    "https://f/p/pkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+	    "https://f/p/pkg-1.0-cp312-cp312-manylinux_2_17_aarch64.whl",
+	    "https://f/p/pkg-1.0-cp312-cp312-manylinux_2_34_x86_64.whl",
+	    "https://f/p/pkg-1.0-py3-none-any.whl",
+	    "https://f/p/pkg-1.0-cp38-abi3-manylinux2014_x86_64.whl",
+	    "https://f/p/pkg-1.0.tar.gz",
+	    "https://f/p/pkg-1.0%2Blocal-cp312-cp312-win_amd64.whl",
+	    "../../p/pkg-1.1-cp312-cp312-win32.whl",
+	    "/p/pkg-1.1-cp312-cp312-manylinux1_x86_64.whl",
+	    "https://f/p/PKG-1.2-CP312-cp312-WIN_AMD64.WHL",
+	    "https://f/p/pkg-cp312-win_amd64.whl",
+	    "https://f/p/pkg--1.0-cp312-cp312-win_amd64.whl",
+	    "https://f/p/pkg-1.0-cp312-cp312-win_amd64.whl/",
+	    "https://u@f.example/p/pkg-1.3-cp312-cp312-win_amd64.whl",
+	    "https://f/p/a/../pkg-1.4-cp312-cp312-win_amd64.whl",
+	    "https://f/p/pkg-1.5-1-cp312-cp312-win_amd64.whl",
+	    "https://f/p/pkg-1.0-cp312-cp312-linux_x86_64.whl",
+	};
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(links); i++)
+		rr_strbuf_addf(out, "<a href=\"%s\">%zu</a>\n", links[i], i + 1);
+}
+
+static const char keep_json[] = "{\"meta\":{\"api-version\":\"1.1\"},"
+				"\"name\":\"pkg\",\"files\":["
+				"{\"filename\":\"pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl\","
+				"\"url\":\"https://f/p1.whl\",\"hashes\":{}},"
+				"{\"filename\":\"pkg-1.0-cp312-cp312-win_amd64.whl\","
+				"\"url\":\"https://f/p2.whl\",\"hashes\":{}},"
+				"{\"filename\":\"pkg-1.0-cp311-cp311-manylinux_2_17_x86_64.whl\","
+				"\"url\":\"../p3.whl\",\"hashes\":{}},"
+				"{\"filename\":\"pkg-1.0-py3-none-any.whl\","
+				"\"url\":\"https://f/p4.whl\",\"hashes\":{}},"
+				"{\"filename\":\"pkg-1.0.tar.gz\","
+				"\"url\":\"https://f/p5.tar.gz\",\"hashes\":{}}]}";
+
+static const char keep_json_bad_url[] = "{\"meta\":{\"api-version\":\"1.1\"},"
+					"\"name\":\"pkg\",\"files\":["
+					"{\"filename\":\"pkg-1.0-cp312-cp312-win_amd64.whl\","
+					"\"url\":\"http://[bad\",\"hashes\":{}}]}";
+
+static const char keep_json_bad_hashes[] = "{\"meta\":{\"api-version\":\"1.1\"},"
+					   "\"name\":\"pkg\",\"files\":["
+					   "{\"filename\":\"pkg-1.0-cp312-cp312-win_amd64.whl\","
+					   "\"url\":\"https://f/x.whl\",\"hashes\":1}]}";
+
+static void test_keep_early(void **state)
+{
+	struct rr_target t312, t311;
+	const struct rr_target *targets[] = {NULL, &t312, &t311};
+	struct rr_index_project p = {0};
+	rr_error err = RR_ERROR_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf html = RR_STRBUF_INIT;
+	const char *keep_html;
+	const char *why;
+	(void)state;
+
+	keep_page(&html);
+	keep_html = html.buf;
+	rr_target_init(&t312, "3.12", "x86_64", 2, 28);
+	rr_target_init(&t311, "3.11", "x86_64", 2, 28);
+	for (size_t i = 0; i < RR_ARRAY_LEN(targets) * 3; i++) {
+		const struct rr_target *t = targets[i % 3];
+		/* no project check; this page's project; another one's (every file ignored) */
+		const char *key = i / 3 == 0 ? NULL : i / 3 == 1 ? "pkg" : "other";
+		bool files = i / 3 == 0;
+		assert_true(rr_test_keep_agrees(false, keep_html, html.len, "https://f/p/x/", t,
+						key, files, &why));
+		assert_true(rr_test_keep_agrees(false, keep_html, html.len, "file:///srv/p/x/", t,
+						key, files, &why));
+		assert_true(rr_test_keep_agrees(true, keep_json, sizeof(keep_json) - 1,
+						"https://f.example/simple/pkg/", t, key, files,
+						&why));
+		assert_true(
+		    rr_test_keep_agrees(true, keep_json_bad_url, sizeof(keep_json_bad_url) - 1,
+					"https://f.example/simple/pkg/", t, key, files, &why));
+		assert_true(rr_test_keep_agrees(
+		    true, keep_json_bad_hashes, sizeof(keep_json_bad_hashes) - 1,
+		    "https://f.example/simple/pkg/", t, key, files, &why));
+	}
+	/* the reading itself leaves them out: for CPython 3.12 on x86_64 with glibc 2.28,
+	 * links 1, 9, 10, 11, 14 and 22 stay, 16-18 are no wheels (not taken at all), and
+	 * 12 (a name to decode) and 20 (a path to normalise) are read to be judged */
+	{
+		struct rr_index_keep k = {
+		    .target = &t312, .key = "pkg", .name = RR_STRBUF_INIT, .norm = RR_STRBUF_INIT};
+		assert_int_equal(rr_index_parse_html_keep(keep_html, html.len, "https://f/p/x/",
+							  "I", &k, &p, &err),
+				 RR_OK);
+		rr_index_keep_release(&k);
+		assert_int_equal(p.nfiles, 6);
+		assert_int_equal(p.nforeign, 13);
+		assert_string_equal(p.files[0].filename,
+				    "pkg-1.0-cp312-cp312-manylinux_2_17_x86_64.whl");
+		assert_string_equal(p.files[4].url,
+				    "https://f/p/pkg-1.1-cp312-cp312-manylinux1_x86_64.whl");
+		rr_index_project_release(&p);
+	}
+	{
+		struct rr_index_keep k = {
+		    .target = NULL, .name = RR_STRBUF_INIT, .norm = RR_STRBUF_INIT};
+		assert_int_equal(rr_index_parse_json_keep(keep_json, sizeof(keep_json) - 1,
+							  "https://f.example/simple/pkg/", "I", &k,
+							  &p, &err),
+				 RR_OK);
+		rr_index_keep_release(&k);
+		assert_int_equal(p.nfiles, 4);
+		assert_int_equal(p.nforeign, 1);
+		rr_index_project_release(&p);
+	}
+}
+
 static void test_json_scanner_vs_jansson(void **state)
 {
 	static const char *const docs[] = {
@@ -558,18 +688,19 @@ static void test_zip64_locator_wrap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_html_pytorch_style),
-		cmocka_unit_test(test_html_repository_version),
-		cmocka_unit_test(test_json_pep691),
-		cmocka_unit_test(test_json_errors),
-		cmocka_unit_test(test_jsonapi),
-		cmocka_unit_test(test_redact_and_names),
-		cmocka_unit_test(test_cache_roundtrip),
-		cmocka_unit_test(test_zip64_locator_wrap),
-		cmocka_unit_test(test_pkginfo_static),
-		cmocka_unit_test(test_json_scanner_vs_jansson),
-		cmocka_unit_test(test_json_speed),
-		cmocka_unit_test(test_digest_roundtrip),
+	    cmocka_unit_test(test_html_pytorch_style),
+	    cmocka_unit_test(test_html_repository_version),
+	    cmocka_unit_test(test_json_pep691),
+	    cmocka_unit_test(test_json_errors),
+	    cmocka_unit_test(test_jsonapi),
+	    cmocka_unit_test(test_redact_and_names),
+	    cmocka_unit_test(test_cache_roundtrip),
+	    cmocka_unit_test(test_zip64_locator_wrap),
+	    cmocka_unit_test(test_pkginfo_static),
+	    cmocka_unit_test(test_json_scanner_vs_jansson),
+	    cmocka_unit_test(test_keep_early),
+	    cmocka_unit_test(test_json_speed),
+	    cmocka_unit_test(test_digest_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
