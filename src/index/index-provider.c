@@ -47,7 +47,8 @@ struct pkg {
 	struct cand_data **data;
 	size_t n;
 	const struct rr_candidate *last_asked; /* the resolver's last upcoming() of it */
-	bool walking; /* it walks down this project's releases: fetch ahead */
+	bool walking;  /* it walks down this project's releases: fetch ahead */
+	size_t window; /* how many releases ahead the walk fetches now */
 };
 
 /* what the crawl knows is wanted of a project: the specifiers of the lines that
@@ -413,8 +414,12 @@ enum { PRIO_PAGE = 1, PRIO_META = 2, PRIO_WAITED = 3 };
  * next. Once it walks down a project's releases (a miss below the release it
  * asked about before), the metadata of those next ones is asked for too, all at
  * once and while it works on cs[0]: a walk costs a round trip now and then, not
- * one per release. Each step down tops the window up again.
+ * one per release. Each step down tops the window up again, and each miss on the
+ * way doubles it: a walk that outruns its window is a long one (DeepSpeed's dev
+ * file walks down 60 releases of sphinx, one round trip per window).
  */
+#define WALK_WINDOW_FIRST 8
+#define WALK_WINDOW_MAX   32
 static void p_upcoming(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
@@ -428,10 +433,14 @@ static void p_upcoming(void *ctx, const char *key, const struct rr_candidate *co
 	       !rr_index_metadata_known(ip->client, d->file);
 	down = pk->last_asked && rr_version_cmp(&pk->last_asked->version, &cs[0]->version) > 0;
 	pk->last_asked = cs[0];
+	if (down && miss)
+		pk->window = !pk->walking                       ? WALK_WINDOW_FIRST
+			     : pk->window * 2 > WALK_WINDOW_MAX ? WALK_WINDOW_MAX
+								: pk->window * 2;
 	pk->walking = down && (miss || pk->walking);
 	if (miss)
 		rr_index_want_metadata(ip->client, d->file, PRIO_WAITED);
-	for (size_t i = 1; pk->walking && i < n; i++) {
+	for (size_t i = 1; pk->walking && i < n && i <= pk->window; i++) {
 		const struct cand_data *o = cs[i]->data;
 		if (o && o->file && !o->dist && !o->meta_loaded && !cs[i]->yanked)
 			rr_index_want_metadata(ip->client, o->file, PRIO_META);

@@ -17,7 +17,9 @@
 enum rs_kind { RS_PLAIN, RS_FIXED, RS_FORBIDDEN, RS_UNKNOWN };
 
 /* how many of the candidates a walk would try next the provider is told about */
-#define RS_UPCOMING 8
+/* how many of a package's next candidates upcoming() is told of (the provider fetches
+ * as many of them ahead as its walk has earned) */
+#define RS_UPCOMING 32
 
 struct rs_pkg {
 	char *key;   /* normalised base name */

@@ -1155,6 +1155,46 @@ static void test_walk_ahead(void **state)
 }
 
 /*
+ * a long walk (40 releases, only 1.0 fits): each miss doubles the window fetched ahead
+ * (8, then 16, then 32), so the walk from 40.0 costs three misses (39.0, 30.0, 13.0),
+ * not one per 9 releases. 13.0 is slow: with the window grown, 12.0 to 1.0 are asked
+ * for with it; a fixed window of 8 asked for 1.0 only after 13.0 came and failed
+ */
+static void test_walk_grows(void **state)
+{
+	struct rr_requirement req = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &req;
+	struct rr_root_requirement root = {&req, "test:1"};
+	struct rr_resolve_request rq = {.reqs = &root, .nreqs = 1};
+	struct rr_index_client *c = client(NULL, 1, "/_fault/slow/1000/rr_longwalk-13.0/simple");
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_provider prov;
+	struct rr_solution *sol = NULL;
+	const struct rr_solved *got;
+	(void)state;
+
+	assert_int_equal(rr_requirement_parse("rr-longwalk", &req, NULL), RR_OK);
+	rr_test_index_reset(base);
+	ip = fixture_provider(c, &v);
+	rr_index_provider_get(ip, &prov);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	assert_non_null(got = rr_solution_find(sol, "rr-longwalk"));
+	assert_string_equal(got->version, "1.0");
+	assert_int_equal(rr_test_index_order(base, "in:rr_longwalk-1.0-", "out:rr_longwalk-13.0-"),
+			 1);
+	assert_int_equal(rr_test_index_order(base, "in:rr_longwalk-12.0-", "out:rr_longwalk-13.0-"),
+			 1);
+	rr_solution_free(sol);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&req);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
+/*
  * the page format is measured (RR_INDEX_PAGES_AUTO): HTML while two HEADs measure
  * the first page, then the smaller format (JSON only when it is clearly smaller);
  * the choice kept in the cache for the next run's pages
@@ -1573,6 +1613,7 @@ int main(void)
 	    cmocka_unit_test(test_provider_crawl),
 	    cmocka_unit_test(test_crawl_pipelined),
 	    cmocka_unit_test(test_walk_ahead),
+	    cmocka_unit_test(test_walk_grows),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
