@@ -20,6 +20,10 @@ What it prints:
               median one had ended (the cost of a barrier)
   metadata    requests per wheel / sdist (1: the first range held METADATA)
   bytes       total, as pages and as ranges, and the time they take at the floor's rate
+  causal      the causal floor: the run's requests, each started the moment what made it
+              needed had arrived (a page: the first METADATA naming its project; a
+              file's range: its page, or its range before), at this run's durations;
+              and the chain of pages and files that sets it
   cpu         user + system time of the process (workers included)
   after       the last answer to the process' exit (the resolver, the plan)
 """
@@ -36,35 +40,8 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 import real  # noqa: E402
+from timeline import causal_floor, parse  # noqa: E402,F401
 from countproxy import CountingProxy  # noqa: E402
-
-LINE = re.compile(r"^rocm-resolve: (GET|HEAD) (\S+) -> (\d+) \((\d+) bytes\)(?:, range ([^\s,]+)(?: of -?\d+)?)?"
-                  r"(?:, accept \"[^\"]*\")?, ([\d.]+)-([\d.]+) s(?:, new connection ([\d.]+) s)?$", re.M)
-
-
-def kind_of(url, rng, status):
-    if real.is_page_url(url):
-        return "page"
-    if url.endswith(".metadata"):
-        return "pep658"
-    if not rng:
-        return "whole"
-    if rng.startswith("-"):
-        return "tail"
-    if rng.startswith("0-") or re.match(r"\d+-\d+$", rng) and url.endswith(".tar.gz"):
-        return "sdist-head"
-    return "range"
-
-
-def parse(err):
-    out = []
-    for m in LINE.finditer(err):
-        method, url, status, nbytes, rng, a, b, conn = m.groups()
-        out.append({"url": url, "status": int(status), "bytes": int(nbytes), "range": rng,
-                    "start": float(a), "end": float(b), "conn": float(conn) if conn else 0.0,
-                    "kind": "head" if method == "HEAD" else kind_of(url, rng, int(status))})
-    return out
-
 
 def union(intervals):
     tot, cur_a, cur_b, gaps = 0.0, None, None, []
@@ -91,7 +68,7 @@ def batches(ts, window=0.005):
     return out
 
 
-def report(ts, wall=None, cpu=None, rss_kb=None, floor=None, out=sys.stdout):
+def report(ts, wall=None, cpu=None, rss_kb=None, floor=None, out=sys.stdout, cache_dir=None):
     p = lambda *a: print(*a, file=out)
     if not ts:
         p("no transfers in the log (not -vv, or an older build without times)")
@@ -145,6 +122,11 @@ def report(ts, wall=None, cpu=None, rss_kb=None, floor=None, out=sys.stdout):
         rate = floor["down"] / floor["time"] if floor["time"] else None
         p(f"floor: {floor['time']:.3f} s for {floor['requests']} requests, {real.human(floor['down'])}"
           + (f" ({rate / 1e6:.0f} MB/s: this run's bytes alone take {tot / rate:.3f} s)" if rate else ""))
+    if cache_dir:
+        cf, chain = causal_floor(ts, cache_dir)
+        p(f"causal floor: {cf:.3f} s (each request started as soon as what it waits for was in, at"
+          f" this run's durations){f'; wall / causal floor {wall / cf:.2f}x' if wall and cf else ''}")
+        p("  its chain: " + " -> ".join(chain))
     if cpu is not None:
         p(f"cpu: {cpu[0]:.3f} s user + {cpu[1]:.3f} s system"
           + (f", peak RSS {rss_kb / 1024:.1f} MB" if rss_kb else ""))
@@ -210,7 +192,7 @@ def main():
                 ctx = {"env": real.base_env(work), "proxy": proxy.url, "proxy_obj": proxy, "work": work,
                        "curl": shutil.which("curl")}
                 floor = real.run_floor(real.floor_requests(err), ctx, os.path.join(work, "floor"), a.timeout)
-            report(parse(err), wall, cpu, rss, floor)
+            report(parse(err), wall, cpu, rss, floor, cache_dir=os.path.join(work, "cache"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -54,6 +54,7 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
 from countproxy import CountingProxy  # noqa: E402
+from timeline import causal_floor, is_page_url, parse  # noqa: E402
 
 FILES = [
     "requirements/comfyanonymous__ComfyUI__requirements.txt",
@@ -280,11 +281,6 @@ GET_LINE = re.compile(r"^rocm-resolve: (GET|HEAD) (\S+) -> (\d+) \((\d+) bytes\)
                       r"(?:, range ([^\s,]+)(?: of -?\d+)?)?(?:, accept \"([^\"]*)\")?(?:,.*)?$", re.M)
 
 
-def is_page_url(url):
-    path = url.split("?", 1)[0]
-    return path.endswith("/") or re.search(r"/pypi/[^/]+/json$", path) is not None
-
-
 def floor_requests(err):
     """the requests a rocm-resolve -vv run made, each (url, range) once, in the order they
     finished: [(url, range or None, accept or None, head)]. A line without its range (an
@@ -365,6 +361,8 @@ def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor
                 r["requests"], r["lower_bound"] = count_requests(tool, r["err"])
                 r["self_bytes"] = self_reported_bytes(r["err"]) if tool == "rr" else None
                 reqs = floor_requests(r["err"]) if tool == "rr" and mode == "cold" else []
+                if tool == "rr" and mode == "cold" and r["status"] == "ok":
+                    r["causal"] = causal_floor(parse(r["err"]), cache)[0] or None
                 del r["err"]
                 res[tool][mode].append(r)
                 log(f"  {tool:<3} {mode} {i + 1}/{runs}: {r['status']} rc={r['rc']} {r['time']:.2f} s "
@@ -399,6 +397,7 @@ def summarize(res, stopped):
             "requests": med([r["requests"] for r in ok]),
             "lower_bound": any(r.get("lower_bound") for r in rs),
             "self_bytes": med([r.get("self_bytes") for r in ok]),
+            "causal": med([r.get("causal") for r in ok]),
             "load": med([r.get("load") for r in rs]),
             "rcs": sorted({r["rc"] for r in rs}),
             "n": len(ok),
@@ -454,9 +453,11 @@ def print_floor_table(results):
         by.setdefault(label, {})[tool] = s
     if not any("rr" in v and v["rr"]["floor"]["last"] for v in by.values()):
         return
-    hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "rr / uv", "rr / floor",
-           "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor", "load")
-    print("cold, medians (floor: the rr run's own requests as one parallel burst, curl --parallel)")
+    hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "causal floor", "rr / uv", "rr / floor",
+           "rr / causal", "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor", "load")
+    print("cold, medians (floor: the rr run's own requests as one parallel burst, curl --parallel;"
+          " causal floor: the same requests, each started the moment what made it needed was in,"
+          " at the rr run's own durations: bench/timeline.py)")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---" for _ in hdr) + "|")
     for label, v in by.items():
@@ -470,8 +471,10 @@ def print_floor_table(results):
         byt = " / ".join(human(m["down"]) if m and m["down"] is not None else "-" for m in (c, u, f))
         req = " / ".join(fmt_req(m) if m and m["last"] else "-" for m in (c, f))
         load = f"{c['load']:.1f}" if c["load"] is not None else "-"
-        print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {ratio(c['time'], u and u['time'])} | "
-              f"{ratio(c['time'], f['time'])} | {rss} | {byt} | {req} | {load} |")
+        cf = f"{c['causal']:.2f} s" if c["causal"] else "-"
+        print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {cf} | {ratio(c['time'], u and u['time'])} | "
+              f"{ratio(c['time'], f['time'])} | {ratio(c['time'], c['causal'])} | {rss} | {byt} | {req} |"
+              f" {load} |")
     print()
 
 
