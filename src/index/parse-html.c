@@ -128,9 +128,9 @@ static const char *parse_attrs(const char *p, const char *end, struct attr *attr
 			if (p < end && (*p == '"' || *p == '\'')) {
 				char q = *p++;
 				a.val = p;
-				while (p < end && *p != q)
-					p++;
-				if (p >= end)
+				/* values are long (an href with its hash): memchr, not a byte loop */
+				p = memchr(p, q, (size_t)(end - p));
+				if (!p)
 					return NULL;
 				a.vlen = (size_t)(p - a.val);
 				p++;

@@ -8,6 +8,7 @@
  * parse-json.c (PEP 691), parse-html.c (PEP 503), parse-jsonapi.c (the Warehouse
  * JSON API), digest.c (a parsed page as the cache keeps it).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -151,36 +152,42 @@ struct rr_index_file *rr_index_project_add_file(struct rr_index_project *p, size
 	return f;
 }
 
-/* 1: a byte a plain URL has not (controls, space, '\\', '@', DEL and above); 2: '/' */
-static unsigned char url_byte(unsigned char c)
+/* eight bytes at a time: does any byte of x lie outside '!'..'~', or equal '\\' or '@'? */
+static bool word_unplain(uint64_t x)
 {
-	return c <= ' ' || c == '\\' || c == '@' || c >= 0x7f ? 1 : c == '/' ? 2 : 0;
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t lt = (x - ones * 0x21) & ~x & highs;          /* a byte < 0x21 */
+	uint64_t gt = ((x + ones * (127 - 0x7e)) | x) & highs; /* a byte > 0x7e */
+	uint64_t bs = x ^ (ones * '\\'), at = x ^ (ones * '@');
+
+	return lt | gt | ((bs - ones) & ~bs & highs) | ((at - ones) & ~at & highs);
 }
 
 static bool plain_absolute(const char *u)
 {
-	static unsigned char cls[256];
-	static bool ready;
-	const unsigned char *p;
+	size_t n, i = 0;
+	const char *dot;
 
 	/* already absolute and free of anything curl would rewrite: skip the URL parser,
-	 * which dominates parse time on big pages (and this loop runs once per link) */
+	 * which dominates parse time on big pages (and this runs once per link) */
 	if (strncmp(u, "https://", 8) != 0 && strncmp(u, "http://", 7) != 0)
 		return false;
-	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-		for (int c = 1; c < 256; c++)
-			cls[c] = url_byte((unsigned char)c);
-		__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
-	}
-	for (p = (const unsigned char *)u; *p; p++) {
-		if (!cls[*p])
-			continue;
-		if (cls[*p] == 1)
-			return false;
-		/* "/./" or "/../": a segment the URL parser would remove */
-		if (p[1] == '.' && (p[2] == '/' || (p[2] == '.' && p[3] == '/')))
+	n = strlen(u);
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, u + i, 8);
+		if (word_unplain(w))
 			return false;
 	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)u[i];
+		if (c <= ' ' || c == '\\' || c == '@' || c >= 0x7f)
+			return false;
+	}
+	/* "/./" or "/../": a segment the URL parser would remove */
+	for (dot = u; (dot = memchr(dot, '.', n - (size_t)(dot - u))); dot++)
+		if (dot[-1] == '/' && (dot[1] == '/' || (dot[1] == '.' && dot[2] == '/')))
+			return false;
 	return true;
 }
 

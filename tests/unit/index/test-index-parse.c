@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -459,6 +460,32 @@ static void test_keep_early(void **state)
 	}
 }
 
+/*
+ * a plain absolute URL (taken as it is, not parsed): http(s), every byte '!'..'~' but
+ * '\\' and '@', no "/./" or "/../"; each refused byte found at every position (the
+ * check reads eight bytes at a time, then the rest one by one)
+ */
+static void test_href_plain(void **state)
+{
+	static const char bad[] = {' ', '\t', '\x01', '\\', '@', '\x7f', '\x80', '\xff'};
+	char u[64];
+	(void)state;
+
+	assert_true(rr_index_href_plain("https://f.example/p/a-1.0-py3-none-any.whl#sha256=ab"));
+	assert_true(rr_index_href_plain("http://f/a/.b/..c/x.whl"));
+	assert_false(rr_index_href_plain("ftp://f/x.whl"));
+	assert_false(rr_index_href_plain("/x.whl"));
+	assert_false(rr_index_href_plain("https://f/a/./x.whl"));
+	assert_false(rr_index_href_plain("https://f/a/../x.whl"));
+	for (size_t i = 0; i < RR_ARRAY_LEN(bad); i++) {
+		for (size_t at = 8; at < 30; at++) {
+			snprintf(u, sizeof(u), "https://f.example/p/abcdefghijklm.whl");
+			u[at] = bad[i];
+			assert_false(rr_index_href_plain(u));
+		}
+	}
+}
+
 static void test_json_scanner_vs_jansson(void **state)
 {
 	static const char *const docs[] = {
@@ -699,6 +726,7 @@ int main(void)
 	    cmocka_unit_test(test_pkginfo_static),
 	    cmocka_unit_test(test_json_scanner_vs_jansson),
 	    cmocka_unit_test(test_keep_early),
+	    cmocka_unit_test(test_href_plain),
 	    cmocka_unit_test(test_json_speed),
 	    cmocka_unit_test(test_digest_roundtrip),
 	};
