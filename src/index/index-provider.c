@@ -415,11 +415,14 @@ enum { PRIO_PAGE = 1, PRIO_META = 2, PRIO_WAITED = 3 };
  * asked about before), the metadata of those next ones is asked for too, all at
  * once and while it works on cs[0]: a walk costs a round trip now and then, not
  * one per release. Each step down tops the window up again, and each miss on the
- * way doubles it: a walk that outruns its window is a long one (DeepSpeed's dev
- * file walks down 60 releases of sphinx, one round trip per window).
+ * way doubles it, up to 16: a walk that outruns its window is a long one
+ * (DeepSpeed's dev file walks down 60 releases of sphinx, one round trip per
+ * window). Past the first 8, only wheels: their METADATA comes in a tail, an
+ * sdist's PKG-INFO in a 60 KiB head or the whole file (webui-forge walks down
+ * opencv-python's; with 32 and sdists its bytes passed uv's).
  */
 #define WALK_WINDOW_FIRST 8
-#define WALK_WINDOW_MAX   32
+#define WALK_WINDOW_MAX   16
 static void p_upcoming(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
 {
 	struct rr_index_provider *ip = ctx;
@@ -442,7 +445,8 @@ static void p_upcoming(void *ctx, const char *key, const struct rr_candidate *co
 		rr_index_want_metadata(ip->client, d->file, PRIO_WAITED);
 	for (size_t i = 1; pk->walking && i < n && i <= pk->window; i++) {
 		const struct cand_data *o = cs[i]->data;
-		if (o && o->file && !o->dist && !o->meta_loaded && !cs[i]->yanked)
+		if (o && o->file && !o->dist && !o->meta_loaded && !cs[i]->yanked &&
+		    (i <= WALK_WINDOW_FIRST || o->file->is_wheel))
 			rr_index_want_metadata(ip->client, o->file, PRIO_META);
 	}
 }

@@ -1156,7 +1156,7 @@ static void test_walk_ahead(void **state)
 
 /*
  * a long walk (40 releases, only 1.0 fits): each miss doubles the window fetched ahead
- * (8, then 16, then 32), so the walk from 40.0 costs three misses (39.0, 30.0, 13.0),
+ * (8, then 16), so the walk from 40.0 costs three misses (39.0, 30.0, 13.0),
  * not one per 9 releases. 13.0 is slow: with the window grown, 12.0 to 1.0 are asked
  * for with it; a fixed window of 8 asked for 1.0 only after 13.0 came and failed
  */
