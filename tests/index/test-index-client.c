@@ -1194,6 +1194,62 @@ static void test_walk_grows(void **state)
 	rr_index_client_free(c);
 }
 
+/* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
+static size_t sdistwalk_from(const struct rr_candidate *all, size_t n, int from,
+			     const struct rr_candidate **cs)
+{
+	size_t k = 0;
+
+	for (int v = from; v >= 1; v--)
+		for (size_t i = 0; i < n; i++)
+			if (atoi(all[i].version_text) == v)
+				cs[k++] = &all[i];
+	return k;
+}
+
+/*
+ * past the first 8 of a grown window, only wheels are fetched ahead (an sdist's
+ * PKG-INFO costs a head, often the whole file): rr-sdistwalk 25.0 to 14.0 have no
+ * wheel. The resolver's calls are made by hand: 40.0, then a miss at 35.0 (window 8:
+ * 34.0 to 27.0), then a miss at 26.0 (window 16: 25.0 to 18.0 whatever they are, then of
+ * 17.0 to 10.0 the wheels 13.0 to 10.0, not the sdists 17.0 to 14.0)
+ */
+static void test_walk_wheels(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_provider prov;
+	const struct rr_candidate *all;
+	const struct rr_candidate *cs[64];
+	rr_error err = RR_ERROR_INIT;
+	size_t n, k;
+	(void)state;
+
+	rr_test_index_reset(base);
+	ip = fixture_provider(c, &v);
+	rr_index_provider_get(ip, &prov);
+	assert_int_equal(prov.candidates(prov.ctx, "rr-sdistwalk", &all, &n, &err), RR_OK);
+	assert_int_equal(n, 40);
+	k = sdistwalk_from(all, n, 40, cs);
+	prov.upcoming(prov.ctx, "rr-sdistwalk", cs, 1);
+	k = sdistwalk_from(all, n, 35, cs);
+	prov.upcoming(prov.ctx, "rr-sdistwalk", cs, k);
+	k = sdistwalk_from(all, n, 26, cs);
+	prov.upcoming(prov.ctx, "rr-sdistwalk", cs, k);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-27.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-18.0.tar.gz"), 1);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-13.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-10.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-17.0.tar.gz"), 0);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-14.0.tar.gz"), 0);
+	assert_int_equal(rr_test_index_seen(base, "sdistwalk-9.0-"), 0);
+	rr_index_provider_free(ip);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
 /*
  * the page format is measured (RR_INDEX_PAGES_AUTO): HTML while two HEADs measure
  * the first page, then the smaller format (JSON only when it is clearly smaller);
@@ -1614,6 +1670,7 @@ int main(void)
 	    cmocka_unit_test(test_crawl_pipelined),
 	    cmocka_unit_test(test_walk_ahead),
 	    cmocka_unit_test(test_walk_grows),
+	    cmocka_unit_test(test_walk_wheels),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
