@@ -1114,6 +1114,39 @@ static void test_crawl_held(void **state)
 }
 
 /*
+ * line resolved through the fixture index behind path (a fault, or "/simple"), with
+ * the crawl: the version of key it picks must be want (the index's log tells the rest)
+ */
+static void walk_resolve(const char *path, const char *line, const char *key, const char *want)
+{
+	struct rr_requirement req = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &req;
+	struct rr_root_requirement root = {&req, "test:1"};
+	struct rr_resolve_request rq = {.reqs = &root, .nreqs = 1};
+	struct rr_index_client *c = client(NULL, 1, path);
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_provider prov;
+	struct rr_solution *sol = NULL;
+	const struct rr_solved *got;
+
+	assert_int_equal(rr_requirement_parse(line, &req, NULL), RR_OK);
+	rr_test_index_reset(base);
+	ip = fixture_provider(c, &v);
+	rr_index_provider_get(ip, &prov);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	assert_non_null(got = rr_solution_find(sol, key));
+	assert_string_equal(got->version, want);
+	rr_solution_free(sol);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&req);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
+/*
  * a walk down a project's releases: once the resolver misses a release below the
  * one it asked about before, the metadata of the releases it would try next is
  * asked for at once (3.0 and 1.0 while 5.0 is still on its way), and only of
@@ -1121,37 +1154,14 @@ static void test_crawl_held(void **state)
  */
 static void test_walk_ahead(void **state)
 {
-	struct rr_requirement req = RR_REQUIREMENT_INIT;
-	const struct rr_requirement *rp = &req;
-	struct rr_root_requirement root = {&req, "test:1"};
-	struct rr_resolve_request rq = {.reqs = &root, .nreqs = 1};
-	struct rr_index_client *c = client(NULL, 1, "/_fault/slow/1000/rr_walk-5.0/simple");
-	struct rr_venv *v = NULL;
-	struct rr_index_provider *ip;
-	struct rr_provider prov;
-	struct rr_solution *sol = NULL;
-	const struct rr_solved *got;
 	(void)state;
-
-	assert_int_equal(rr_requirement_parse("rr-walk<7,!=4.0,!=2.0", &req, NULL), RR_OK);
-	rr_test_index_reset(base);
-	ip = fixture_provider(c, &v);
-	rr_index_provider_get(ip, &prov);
-	rr_index_provider_prefetch_roots(ip, &rp, 1);
-	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
-	assert_true(rr_solution_ok(sol));
-	assert_non_null(got = rr_solution_find(sol, "rr-walk"));
-	assert_string_equal(got->version, "1.0");
+	walk_resolve("/_fault/slow/1000/rr_walk-5.0/simple", "rr-walk<7,!=4.0,!=2.0", "rr-walk",
+		     "1.0");
 	assert_int_equal(rr_test_index_order(base, "in:rr_walk-1.0-", "out:rr_walk-5.0-"), 1);
 	assert_int_equal(rr_test_index_order(base, "in:rr_walk-3.0-", "out:rr_walk-5.0-"), 1);
 	assert_int_equal(rr_test_index_seen(base, "rr_walk-4.0-"), 0);
 	assert_int_equal(rr_test_index_seen(base, "rr_walk-2.0-"), 0);
 	assert_int_equal(rr_test_index_seen(base, "rr_walk-7.0-"), 0);
-	rr_solution_free(sol);
-	rr_index_provider_free(ip);
-	rr_requirement_release(&req);
-	rr_venv_free(v);
-	rr_index_client_free(c);
 }
 
 /*
@@ -1162,36 +1172,13 @@ static void test_walk_ahead(void **state)
  */
 static void test_walk_grows(void **state)
 {
-	struct rr_requirement req = RR_REQUIREMENT_INIT;
-	const struct rr_requirement *rp = &req;
-	struct rr_root_requirement root = {&req, "test:1"};
-	struct rr_resolve_request rq = {.reqs = &root, .nreqs = 1};
-	struct rr_index_client *c = client(NULL, 1, "/_fault/slow/1000/rr_longwalk-13.0/simple");
-	struct rr_venv *v = NULL;
-	struct rr_index_provider *ip;
-	struct rr_provider prov;
-	struct rr_solution *sol = NULL;
-	const struct rr_solved *got;
 	(void)state;
-
-	assert_int_equal(rr_requirement_parse("rr-longwalk", &req, NULL), RR_OK);
-	rr_test_index_reset(base);
-	ip = fixture_provider(c, &v);
-	rr_index_provider_get(ip, &prov);
-	rr_index_provider_prefetch_roots(ip, &rp, 1);
-	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
-	assert_true(rr_solution_ok(sol));
-	assert_non_null(got = rr_solution_find(sol, "rr-longwalk"));
-	assert_string_equal(got->version, "1.0");
+	walk_resolve("/_fault/slow/1000/rr_longwalk-13.0/simple", "rr-longwalk", "rr-longwalk",
+		     "1.0");
 	assert_int_equal(rr_test_index_order(base, "in:rr_longwalk-1.0-", "out:rr_longwalk-13.0-"),
 			 1);
 	assert_int_equal(rr_test_index_order(base, "in:rr_longwalk-12.0-", "out:rr_longwalk-13.0-"),
 			 1);
-	rr_solution_free(sol);
-	rr_index_provider_free(ip);
-	rr_requirement_release(&req);
-	rr_venv_free(v);
-	rr_index_client_free(c);
 }
 
 /* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
