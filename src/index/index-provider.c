@@ -656,6 +656,53 @@ static bool held_stays(struct rr_index_provider *ip, const struct want *w)
 	return stays;
 }
 
+/*
+ * the likely release d of w's project proved to have unknown dependencies (an sdist
+ * whose PKG-INFO cannot be trusted: a build would tell). The resolver then tries the
+ * releases below it before it settles for one such (src/resolve/pubgrub.c,
+ * PG_UNKNOWN_WALK: up to 8), one METADATA round trip each: ask for those now, while the
+ * rest of the crawl runs (FastChat's wavedrom, sdists only, was walked last, 0.2 s)
+ */
+#define CRAWL_UNKNOWN_AHEAD 8
+static void crawl_unknown_next(struct rr_index_provider *ip, struct want *w,
+			       const struct cand_data *d)
+{
+	struct pkg *pk = find_pkg(ip, w->key);
+	const struct rr_candidate *next[CRAWL_UNKNOWN_AHEAD];
+	const struct rr_candidate *below = NULL;
+	size_t n = 0;
+
+	if (!pk || !d->unknown)
+		return;
+	for (size_t i = 0; i < pk->n; i++)
+		if (pk->cands[i].data == d)
+			below = &pk->cands[i];
+	/* the next ones down from d, newest first, that every specifier seen allows */
+	while (below && n < CRAWL_UNKNOWN_AHEAD) {
+		const struct rr_candidate *best = NULL;
+		for (size_t i = 0; i < pk->n; i++) {
+			const struct rr_candidate *c = &pk->cands[i];
+			bool fits = !c->yanked &&
+				    rr_version_cmp(&c->version, &below->version) < 0 &&
+				    !rr_version_is_prerelease(&c->version);
+			for (size_t k = 0; k < w->nspecs && fits; k++)
+				fits = rr_specset_contains(&w->specs[k], &c->version,
+							   RR_PRE_POLICY_ALLOW);
+			if (fits && (!best || rr_version_cmp(&c->version, &best->version) > 0) &&
+			    python_ok(ip, c))
+				best = c;
+		}
+		if (best)
+			next[n++] = best;
+		below = best;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct cand_data *o = next[i]->data;
+		if (o && o->file && !o->dist && !o->meta_loaded)
+			rr_index_want_metadata(ip->client, o->file, PRIO_META);
+	}
+}
+
 /* w's page is in: ask for the metadata of the release the resolver will likely
  * pick (again when the specifiers seen changed that pick), or follow it at once
  * when its requirements are known already. A project the plan holds is followed
@@ -674,8 +721,10 @@ static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 	w->meta_for = d;
 	if (d->meta_loaded || d->dist || !d->file ||
 	    rr_index_metadata_known(ip->client, d->file)) {
-		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK)
+		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK) {
 			crawl_expand(ip, w, d);
+			crawl_unknown_next(ip, w, d);
+		}
 		rr_error_release(&err);
 		return;
 	}
@@ -711,8 +760,10 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 		struct cand_data *d = w->meta_for;
 		if (!d || !d->file || (d->file != f && strcmp(d->file->url, f->url) != 0))
 			continue;
-		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK)
+		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK) {
 			crawl_expand(ip, w, d);
+			crawl_unknown_next(ip, w, d);
+		}
 		rr_error_release(&err);
 	}
 }

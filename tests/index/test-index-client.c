@@ -1181,6 +1181,36 @@ static void test_walk_grows(void **state)
 			 1);
 }
 
+/*
+ * the crawl's likely release of rr-legacywalk (12.0, a legacy sdist) has dependencies
+ * only a build would tell; the resolver then tries the releases below it before it
+ * settles (up to 8), one PKG-INFO each. The crawl asks for 11.0 to 4.0 at once, and no
+ * further; before, it asked for 12.0 alone and the resolver walked the rest at the end
+ */
+static void test_crawl_unknown(void **state)
+{
+	struct rr_requirement r = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &r;
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	(void)state;
+
+	assert_int_equal(rr_requirement_parse("rr-legacywalk", &r, NULL), RR_OK);
+	rr_test_index_reset(base);
+	ip = fixture_provider(c, &v);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "rr_legacywalk-12.0."), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_legacywalk-11.0."), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_legacywalk-4.0."), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_legacywalk-3.0."), 0);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&r);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
 /* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
 static size_t sdistwalk_from(const struct rr_candidate *all, size_t n, int from,
 			     const struct rr_candidate **cs)
@@ -1658,6 +1688,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_ahead),
 	    cmocka_unit_test(test_walk_grows),
 	    cmocka_unit_test(test_walk_wheels),
+	    cmocka_unit_test(test_crawl_unknown),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
