@@ -89,6 +89,24 @@ void rr_index_utf8_put(struct rr_strbuf *sb, unsigned long cp)
  * "{name}-{ver}(-{build})?-{py}-{abi}-{plat}.whl"; sdist "{name}-{ver}.<ext>".
  * Returns false for files we don't handle.
  */
+/*
+ * fn[0..n) a name classify takes for a wheel: "*.whl" (any case), no '/' or NUL, four or
+ * five dashes, a name before the first and a version between the first two
+ */
+static bool wheel_shaped(const char *fn, size_t n)
+{
+	const char *d1;
+	size_t dashes = 0;
+
+	if (n <= 4 || strncasecmp(fn + n - 4, ".whl", 4) != 0 || memchr(fn, '/', n) ||
+	    memchr(fn, '\0', n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		dashes += fn[i] == '-';
+	d1 = memchr(fn, '-', n);
+	return (dashes == 4 || dashes == 5) && d1 != fn && d1[1] != '-';
+}
+
 static bool classify(const char *fn, bool *is_wheel, char **version)
 {
 	static const char *const sdist_ext[] = {".tar.gz", ".zip", ".tar.bz2", ".tar.xz", ".tgz",
@@ -99,12 +117,10 @@ static bool classify(const char *fn, bool *is_wheel, char **version)
 		return false;
 	if (n > 4 && strcasecmp(fn + n - 4, ".whl") == 0) {
 		const char *d1 = strchr(fn, '-');
-		const char *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
-		int dashes = 0;
-		for (const char *p = fn; *p; p++)
-			dashes += *p == '-';
-		if (!d2 || d2 == d1 + 1 || d1 == fn || (dashes != 4 && dashes != 5))
+		const char *d2;
+		if (!wheel_shaped(fn, n))
 			return false;
+		d2 = strchr(d1 + 1, '-');
 		*is_wheel = true;
 		*version = rr_xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
 		return true;
@@ -402,49 +418,42 @@ void rr_index_keep_release(struct rr_index_keep *k)
 	rr_strbuf_release(&k->norm);
 }
 
-/* would rr_index_project_keep (with k's key and allow_file) keep the file name at url? */
-static bool listed(struct rr_index_keep *k, const char *name, const char *url)
+/*
+ * does rr_index_project_keep keep a file at url whose name part is name[0..n) (n 0: it
+ * has none)? Only an http(s) URL (or file://, with allow_file) and, with key, only
+ * the project's own files; buf: scratch
+ */
+static bool kept(const char *url, const char *name, size_t n, const char *key, bool allow_file,
+		 struct rr_strbuf *buf)
 {
-	const char *dash = strchr(name, '-');
-
 	if (strncasecmp(url, "https://", 8) != 0 && strncasecmp(url, "http://", 7) != 0 &&
-	    !(k->allow_file && strncasecmp(url, "file://", 7) == 0))
+	    !(allow_file && strncasecmp(url, "file://", 7) == 0))
 		return false;
-	if (!k->key)
+	if (!key)
 		return true;
-	if (!dash || dash == name)
+	if (!n)
 		return false;
-	rr_strbuf_reset(&k->norm);
-	rr_name_normalize_into(name, (size_t)(dash - name), &k->norm);
-	return strcmp(k->norm.buf, k->key) == 0;
+	rr_strbuf_reset(buf);
+	rr_name_normalize_into(name, n, buf);
+	return strcmp(buf->buf, key) == 0;
 }
 
 bool rr_index_keep_skips(struct rr_index_keep *k, const char *name, size_t len, const char *url)
 {
-	size_t dashes = 0;
-
-	/* only what add_file would take for a wheel (its shape, no '/') */
-	if (len <= 4 || strncasecmp(name + len - 4, ".whl", 4) != 0 || memchr(name, '/', len) ||
-	    memchr(name, '\0', len) || name[0] == '-')
+	/* only what add_file would take for a wheel */
+	if (!wheel_shaped(name, len))
 		return false;
-	for (size_t i = 0; i < len; i++)
-		dashes += name[i] == '-';
-	if (dashes != 4 && dashes != 5)
-		return false;
-	{
-		const char *d1 = memchr(name, '-', len);
-		if (d1[1] == '-')
-			return false;
-	}
 	if (foreign_name(name, len))
 		return true;
-	if (!k->target)
+	/* the target's judgement comes after the page's own (another project's file, a
+	 * local path: ignored, not foreign), as when the page is read whole; a wheel's
+	 * name part runs to its first '-' */
+	if (!k->target || !kept(url, name, (size_t)((const char *)memchr(name, '-', len) - name),
+				k->key, k->allow_file, &k->norm))
 		return false;
 	rr_strbuf_reset(&k->name);
 	rr_strbuf_add(&k->name, name, len);
-	/* the target's judgement comes after the page's own (another project's file, a
-	 * local path: ignored, not foreign), as when the page is read whole */
-	return listed(k, k->name.buf, url) && !installable(k, k->name.buf);
+	return !installable(k, k->name.buf);
 }
 
 static bool drop_uninstallable(const struct rr_index_file *f, void *ctx)
@@ -517,19 +526,9 @@ struct keep {
 static bool drop_unlisted(const struct rr_index_file *f, void *ctx)
 {
 	struct keep *k = ctx;
-	const char *u = f->url;
-	size_t n;
 
-	if (strncasecmp(u, "https://", 8) != 0 && strncasecmp(u, "http://", 7) != 0 &&
-	    !(k->allow_file && strncasecmp(u, "file://", 7) == 0))
-		return true;
-	if (!k->key)
-		return false;
-	if (!(n = name_len(f)))
-		return true;
-	rr_strbuf_reset(&k->name);
-	rr_name_normalize_into(f->filename, n, &k->name);
-	return strcmp(k->name.buf, k->key) != 0;
+	return !kept(f->url, f->filename, k->key ? name_len(f) : 0, k->key, k->allow_file,
+		     &k->name);
 }
 
 size_t rr_index_project_keep(struct rr_index_project *p, const char *key, bool allow_file)
