@@ -888,14 +888,21 @@ static int hexval(char c)
 	return -1;
 }
 
-char *rr_url_basename(const char *url)
+size_t rr_url_segment(const char *url, size_t *start)
 {
 	size_t end = strcspn(url, "?#");
-	size_t start = end;
+
+	*start = end;
+	while (*start > 0 && url[*start - 1] != '/')
+		(*start)--;
+	return end;
+}
+
+char *rr_url_basename(const char *url)
+{
+	size_t start, end = rr_url_segment(url, &start);
 	char *ret, *w;
 
-	while (start > 0 && url[start - 1] != '/')
-		start--;
 	/* decoding only shortens: one allocation, once per file of every page */
 	ret = w = rr_xmalloc(end - start + 1);
 	for (size_t i = start; i < end; i++) {

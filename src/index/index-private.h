@@ -125,6 +125,8 @@ char *rr_url_join(const char *base, const char *ref);
 char *rr_url_realm(const char *url);
 /* percent-decode the last path segment of url (no query, no fragment) */
 char *rr_url_basename(const char *url);
+/* the same segment undecoded: url[*start..returned end) */
+size_t rr_url_segment(const char *url, size_t *start);
 
 /* ---- cache.c ---- */
 

@@ -163,37 +163,17 @@ static bool tag_is(const char *p, const char *end, const char *name)
 	       (is_space(p[k]) || p[k] == '>' || p[k] == '/');
 }
 
-/* the last path segment of an href: after its last '/', before '?' or '#' */
-static void href_segment(const char *href, size_t n, const char **seg, size_t *seglen)
-{
-	const char *end = href + n;
-	const char *q = memchr(href, '#', n);
-	const char *s;
-
-	if (q)
-		end = q;
-	if ((q = memchr(href, '?', (size_t)(end - href))))
-		end = q;
-	s = end;
-	while (s > href && s[-1] != '/')
-		s--;
-	*seg = s;
-	*seglen = (size_t)(end - s);
-}
-
 /* does keep leave out the file href (resolved against base) names? From the href
  * itself when it is a plain absolute URL with nothing to decode (PyPI's links), else
  * from its resolved URL's name, as the file would be named */
-static bool html_skips(struct rr_index_keep *keep, const char *base, const char *href, size_t n)
+static bool html_skips(struct rr_index_keep *keep, const char *base, const char *href)
 {
-	const char *seg;
-	size_t seglen;
+	size_t start, end = rr_url_segment(href, &start);
 	char *abs, *fn;
 	bool skip;
 
-	href_segment(href, n, &seg, &seglen);
-	if (rr_index_href_plain(href) && !memchr(seg, '%', seglen))
-		return rr_index_keep_skips(keep, seg, seglen, href);
+	if (rr_index_href_plain(href) && !memchr(href + start, '%', end - start))
+		return rr_index_keep_skips(keep, href + start, end - start, href);
 	if (!(abs = rr_index_resolve_href(base, href, NULL)))
 		return false;
 	fn = rr_url_basename(abs);
@@ -285,7 +265,7 @@ rr_err rr_index_parse_html_keep(const char *data, size_t len, const char *page_u
 			html_unescape(h->val, h->vlen, &v);
 			if (memchr(v.buf, '\0', v.len))
 				continue;
-			if (keep && html_skips(keep, base, v.buf, v.len)) {
+			if (keep && html_skips(keep, base, v.buf)) {
 				pr.nforeign++;
 				continue;
 			}
