@@ -541,6 +541,15 @@ static bool python_ok(const struct rr_index_provider *ip, const struct rr_candid
 	return ok;
 }
 
+/* does every specifier seen for w's project (none when w is NULL) allow v? */
+static bool seen_allow(const struct want *w, const struct rr_version *v)
+{
+	for (size_t k = 0; w && k < w->nspecs; k++)
+		if (!rr_specset_contains(&w->specs[k], v, RR_PRE_POLICY_ALLOW))
+			return false;
+	return true;
+}
+
 /*
  * the release the resolver will most likely pick: the newest final one (a
  * pre-release only when nothing final fits; the resolver does not prefer an
@@ -556,10 +565,7 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 
 	for (size_t i = 0; i < pk->n; i++) {
 		const struct rr_candidate *c = &pk->cands[i];
-		bool fits = true;
-		for (size_t k = 0; w && k < w->nspecs && fits; k++)
-			fits = rr_specset_contains(&w->specs[k], &c->version, RR_PRE_POLICY_ALLOW);
-		if (!fits || c->yanked)
+		if (c->yanked || !seen_allow(w, &c->version))
 			continue;
 		if (rr_version_is_prerelease(&c->version)) {
 			if ((!best_pre || rr_version_cmp(&c->version, &best_pre->version) > 0) &&
@@ -650,8 +656,7 @@ static bool held_stays(struct rr_index_provider *ip, const struct want *w)
 	if (!vtext)
 		return false;
 	if (rr_version_parse(vtext, &v, NULL) == RR_OK)
-		for (size_t k = 0; k < w->nspecs && stays; k++)
-			stays = rr_specset_contains(&w->specs[k], &v, RR_PRE_POLICY_ALLOW);
+		stays = seen_allow(w, &v);
 	rr_version_release(&v);
 	return stays;
 }
@@ -684,10 +689,8 @@ static void crawl_unknown_next(struct rr_index_provider *ip, struct want *w,
 			const struct rr_candidate *c = &pk->cands[i];
 			bool fits = !c->yanked &&
 				    rr_version_cmp(&c->version, &below->version) < 0 &&
-				    !rr_version_is_prerelease(&c->version);
-			for (size_t k = 0; k < w->nspecs && fits; k++)
-				fits = rr_specset_contains(&w->specs[k], &c->version,
-							   RR_PRE_POLICY_ALLOW);
+				    !rr_version_is_prerelease(&c->version) &&
+				    seen_allow(w, &c->version);
 			if (fits && (!best || rr_version_cmp(&c->version, &best->version) > 0) &&
 			    python_ok(ip, c))
 				best = c;
