@@ -65,9 +65,8 @@ def causal_floor(ts, cache_dir):
     """the run's own requests, each started the moment what made it needed had arrived,
     at the durations this run saw: a page when the first METADATA naming its project was
     whole (at once when the run asked for it before any such was: an input line, the
-    stack), a file's first range
-    when its project's page was in, each further range of a file when the one before
-    was. A lower bound for a resolver that fetches what this one did with no time of
+    stack), a file's first range when its project's page was in, each further range of
+    a file when the one before was. A lower bound for a resolver that fetches what this one did with no time of
     its own between answers and requests; (seconds, the chain that sets it)"""
     page_of, files = {}, {}
     for t in ts:
@@ -89,6 +88,11 @@ def causal_floor(ts, cache_dir):
             names.setdefault(q, []).append(url)
     fname = lambda u: u.rsplit("/", 1)[-1]
     proj_of = {url: norm(re.split(r"-\d", fname(url), 1)[0]) for url in files}
+    by_proj = {}
+    for url in files:
+        by_proj.setdefault(proj_of[url], []).append(url)
+    # a file's requests, one after the other
+    busy = {url: sum(t["end"] - t["start"] for t in rs) for url, rs in files.items()}
     # Dijkstra over "known at": a page is in at ES + its duration; a file's METADATA is
     # whole when its page is in and its ranges have run one after the other
     page_in, why = {}, {}
@@ -103,10 +107,8 @@ def causal_floor(ts, cache_dir):
         if key in page_in:
             continue
         page_in[key], why[key] = at, cause
-        for url, rs in files.items():
-            if proj_of[url] != key:
-                continue
-            known = at + sum(t["end"] - t["start"] for t in rs)
+        for url in by_proj.get(key, ()):
+            known = at + busy[url]
             for q in deps[url]:
                 if q in page_of and q not in page_in:
                     heapq.heappush(heap, (known + page_of[q]["end"] - page_of[q]["start"], q, url))
@@ -115,8 +117,8 @@ def causal_floor(ts, cache_dir):
         if key not in page_in:
             page_in[key], why[key] = t["end"] - t["start"], None
     best, chain = 0.0, []
-    for url, rs in files.items():
-        at = page_in.get(proj_of[url], 0.0) + sum(t["end"] - t["start"] for t in rs)
+    for url in files:
+        at = page_in.get(proj_of[url], 0.0) + busy[url]
         if at > best:
             best, last = at, url
     for key, at in page_in.items():
