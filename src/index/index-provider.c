@@ -65,6 +65,16 @@ struct want {
 	struct cand_data *meta_for;  /* the likely release whose metadata the crawl asked for */
 	const struct cand_data *expanded; /* whose requirements were followed, */
 	size_t expanded_extras;           /* with this many of the extras */
+	/* the input as written, resolved after the plan, prefers what the venv has
+	 * installed: where a line of the likely release excludes an installed version,
+	 * it walks down from that release (see aw_walk) */
+	const struct cand_data *aw_from;
+	const struct rr_candidate **aw_next; /* the releases below it, newest first */
+	size_t aw_n;
+	bool aw_done;      /* the walk found its release, or was left to the resolver */
+	bool aw_busy;      /* aw_walk runs: a hook it causes does not start it again */
+	bool aw_installed; /* the lines of the installed release were followed */
+	size_t order;      /* when the crawl met it: 0 for the first */
 };
 
 struct tag_memo {
@@ -493,6 +503,7 @@ static struct want *find_want(struct rr_index_provider *ip, const char *key, boo
 		return NULL;
 	w = rr_xcalloc(1, sizeof(*w));
 	w->key = rr_xstrdup(key);
+	w->order = ip->nwants;
 	RR_PUSH(ip->wants, ip->nwants, ip->cap_wants) = w;
 	return w;
 }
@@ -596,37 +607,48 @@ static void crawl_add(struct rr_index_provider *ip, const char *key)
 		rr_index_want_project(ip->client, key, PRIO_PAGE);
 }
 
+/* does the crawl follow dep, a line of a release of w's project: its marker holds in
+ * the venv, for no extra or for an extra someone asked of the project */
+static bool follows(const struct rr_index_provider *ip, const struct want *w,
+		    const struct rr_dependency *dep)
+{
+	const struct rr_requirement *r = &dep->req;
+	const char **extras;
+	bool holds = true;
+
+	if (dep->rc || r->url)
+		return false;
+	if (!r->marker)
+		return true;
+	extras = rr_xcalloc(1 + w->nextras, sizeof(*extras));
+	extras[0] = "";
+	for (size_t i = 0; i < w->nextras; i++)
+		extras[1 + i] = w->extras[i];
+	if (rr_requirement_applies(r, &ip->env, extras, 1 + w->nextras, &holds, NULL))
+		holds = false;
+	free(extras);
+	return holds;
+}
+
 /*
- * follow what the likely release d of w's project requires here: lines whose
- * marker holds in the venv, for no extra or for an extra someone asked of the
- * project. A name met for the first time is crawled; one crawled already whose
- * specifiers grew may now have another likely release, and one that was asked
- * a new extra has more to follow.
+ * follow what the likely release d of w's project requires here (the lines
+ * follows() takes). A name met for the first time is crawled; one crawled already
+ * whose specifiers grew may now have another likely release, and one that was
+ * asked a new extra has more to follow.
  */
+static void aw_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d);
 static void crawl_expand(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
 {
-	const char *none = "";
-	size_t ne;
-	const char **extras;
-
 	if (w->expanded == d && w->expanded_extras == w->nextras)
 		return;
 	w->expanded = d;
 	w->expanded_extras = w->nextras;
-	ne = 1 + w->nextras;
-	extras = rr_xcalloc(ne, sizeof(*extras));
-	extras[0] = none;
-	for (size_t i = 1; i < ne; i++)
-		extras[i] = w->extras[i - 1];
 	for (size_t i = 0; i < d->ndeps; i++) {
 		const struct rr_requirement *r = &d->deps[i].req;
 		struct want *o;
-		bool holds = true;
 		int grew;
 
-		if (d->deps[i].rc || r->url ||
-		    (r->marker &&
-		     (rr_requirement_applies(r, &ip->env, extras, ne, &holds, NULL) || !holds)))
+		if (!follows(ip, w, &d->deps[i]))
 			continue;
 		grew = want_add(ip, r);
 		o = find_want(ip, r->key, false);
@@ -639,7 +661,7 @@ static void crawl_expand(struct rr_index_provider *ip, struct want *w, const str
 				crawl_expand(ip, o, o->expanded);
 		}
 	}
-	free(extras);
+	aw_start(ip, w, d);
 }
 
 /*
@@ -662,28 +684,21 @@ static bool held_stays(struct rr_index_provider *ip, const struct want *w)
 }
 
 /*
- * the likely release d of w's project proved to have unknown dependencies (an sdist
- * whose PKG-INFO cannot be trusted: a build would tell). The resolver then tries the
- * releases below it before it settles for one such (src/resolve/pubgrub.c,
- * PG_UNKNOWN_WALK: up to 8), one METADATA round trip each: ask for those now, while the
- * rest of the crawl runs (FastChat's wavedrom, sdists only, was walked last, 0.2 s)
+ * the releases of pk below d, newest first, up to max: those a walk down from d
+ * tries, as far as the crawl can tell (final, not yanked, allowed by every
+ * specifier seen, admitting the venv's Python)
  */
-#define CRAWL_UNKNOWN_AHEAD 8
-static void crawl_unknown_next(struct rr_index_provider *ip, struct want *w,
-			       const struct cand_data *d)
+static size_t releases_below(const struct rr_index_provider *ip, const struct want *w,
+			     const struct pkg *pk, const struct cand_data *d,
+			     const struct rr_candidate **out, size_t max)
 {
-	struct pkg *pk = find_pkg(ip, w->key);
-	const struct rr_candidate *next[CRAWL_UNKNOWN_AHEAD];
 	const struct rr_candidate *below = NULL;
 	size_t n = 0;
 
-	if (!pk || !d->unknown)
-		return;
 	for (size_t i = 0; i < pk->n; i++)
 		if (pk->cands[i].data == d)
 			below = &pk->cands[i];
-	/* the next ones down from d, newest first, that every specifier seen allows */
-	while (below && n < CRAWL_UNKNOWN_AHEAD) {
+	while (below && n < max) {
 		const struct rr_candidate *best = NULL;
 		for (size_t i = 0; i < pk->n; i++) {
 			const struct rr_candidate *c = &pk->cands[i];
@@ -696,13 +711,217 @@ static void crawl_unknown_next(struct rr_index_provider *ip, struct want *w,
 				best = c;
 		}
 		if (best)
-			next[n++] = best;
+			out[n++] = best;
 		below = best;
 	}
+	return n;
+}
+
+/*
+ * the likely release d of w's project proved to have unknown dependencies (an sdist
+ * whose PKG-INFO cannot be trusted: a build would tell). The resolver then tries the
+ * releases below it before it settles for one such (src/resolve/pubgrub.c,
+ * PG_UNKNOWN_WALK: up to 8), one METADATA round trip each: ask for those now, while the
+ * rest of the crawl runs (FastChat's wavedrom, sdists only, was walked last, 0.2 s)
+ */
+#define CRAWL_UNKNOWN_AHEAD 8
+static void crawl_unknown_next(struct rr_index_provider *ip, struct want *w,
+			       const struct cand_data *d)
+{
+	struct pkg *pk = find_pkg(ip, w->key);
+	const struct rr_candidate *next[CRAWL_UNKNOWN_AHEAD];
+	size_t n;
+
+	if (!pk || !d->unknown)
+		return;
+	n = releases_below(ip, w, pk, d, next, CRAWL_UNKNOWN_AHEAD);
 	for (size_t i = 0; i < n; i++) {
 		const struct cand_data *o = next[i]->data;
 		if (o && o->file && !o->dist && !o->meta_loaded)
 			rr_index_want_metadata(ip->client, o->file, PRIO_META);
+	}
+}
+
+/* the installed version of key, when the venv has one that is usable */
+static const struct rr_dist *installed(const struct rr_index_provider *ip, const char *key)
+{
+	const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
+
+	return dist && !dist->problem && dist->version_ok ? dist : NULL;
+}
+
+/*
+ * does a line of d that the crawl follows exclude the venv's installed version of a
+ * project met before w's? The resolver decides projects in the order it met them
+ * (roots as written, then dependencies as found), much as the crawl met them: one met
+ * later is decided after w's, to fit the release of w's project already taken
+ * (LLaMA-Factory's gradio, a root, comes before the pandas it caps)
+ */
+static bool excludes_installed(struct rr_index_provider *ip, const struct want *w,
+			       const struct cand_data *d)
+{
+	for (size_t i = 0; i < d->ndeps; i++) {
+		const struct rr_requirement *r = &d->deps[i].req;
+		const struct want *o = r->spec.n ? find_want(ip, r->key, false) : NULL;
+		const struct rr_dist *dist = o && o->order < w->order &&
+						     !(ip->held && ip->held(ip->held_ctx, r->key))
+						 ? installed(ip, r->key)
+						 : NULL;
+		if (dist && follows(ip, w, &d->deps[i]) &&
+		    !rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW))
+			return true;
+	}
+	return false;
+}
+
+/* the newest release of pk that r allows, with every specifier seen for it */
+static const struct rr_candidate *newest_allowed(const struct rr_index_provider *ip,
+						 const struct want *w, const struct pkg *pk,
+						 const struct rr_requirement *r)
+{
+	const struct rr_candidate *best = NULL;
+
+	for (size_t i = 0; i < pk->n; i++) {
+		const struct rr_candidate *c = &pk->cands[i];
+		if (c->yanked || rr_version_is_prerelease(&c->version) ||
+		    !seen_allow(w, &c->version) ||
+		    !rr_specset_contains(&r->spec, &c->version, RR_PRE_POLICY_ALLOW))
+			continue;
+		if ((!best || rr_version_cmp(&c->version, &best->version) > 0) && python_ok(ip, c))
+			best = c;
+	}
+	return best;
+}
+
+/*
+ * e is the release the input as written likely takes of w's project: what it needs
+ * that the plan's crawl did not ask for. A line the installed version satisfies needs
+ * nothing (that version's METADATA is on disk); another needs the newest release it
+ * allows (pydantic 2.13.5 pins pydantic-core 2.46.5), or the project's page first
+ */
+static void aw_follow(struct rr_index_provider *ip, struct want *w, const struct cand_data *e)
+{
+	for (size_t i = 0; i < e->ndeps; i++) {
+		const struct rr_requirement *r = &e->deps[i].req;
+		const struct rr_dist *dist = installed(ip, r->key);
+		struct want *o = find_want(ip, r->key, false);
+		struct pkg *pk = find_pkg(ip, r->key);
+		const struct rr_candidate *c;
+		const struct cand_data *od;
+
+		if (!follows(ip, w, &e->deps[i]) ||
+		    (dist && rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW)))
+			continue;
+		if (!o || !o->asked) {
+			/* met here first: what this line allows is all the crawl knows of it */
+			if (!o)
+				want_add(ip, r);
+			crawl_add(ip, r->key);
+			continue;
+		}
+		c = pk ? newest_allowed(ip, o, pk, r) : NULL;
+		od = c ? c->data : NULL;
+		if (od && od->file && !od->dist && !od->meta_loaded)
+			rr_index_want_metadata(ip->client, od->file, PRIO_META);
+	}
+}
+
+/*
+ * The input as written is resolved after the plan (src/flow/transitive.c), and there
+ * an installer prefers the versions the venv has. Where a line of the likely release
+ * excludes one of them (anyio 4.16.0 requires typing-extensions>=4.16, the venv has
+ * 4.15.0), that resolution walks down the project's releases, one METADATA round trip
+ * per window, after the plan's has finished: whisperX and Zonos spent 0.15 s there.
+ * The crawl walks it now instead: the releases below, a window of 8 wheels and then
+ * up to AW_WALK_MAX, until one whose lines keep every installed version; then it
+ * asks for what that one needs (aw_follow). An sdist, unknown dependencies or a
+ * failure leave the rest to the resolver.
+ */
+#define AW_WALK_MAX 24
+static void aw_walk(struct rr_index_provider *ip, struct want *w)
+{
+	const struct rr_candidate *const *next = w->aw_next;
+	size_t n = w->aw_n;
+
+	if (!w->aw_from || w->aw_done || w->aw_busy)
+		return;
+	w->aw_busy = true;
+	w->aw_done = true;
+	for (size_t i = 0; i < n; i++) {
+		struct cand_data *o = (struct cand_data *)next[i]->data;
+		rr_error err = RR_ERROR_INIT;
+
+		if (!o->file || (!o->dist && !o->file->is_wheel))
+			break;
+		if (!o->meta_loaded && !o->dist && !rr_index_metadata_known(ip->client, o->file)) {
+			size_t upto = i < WALK_WINDOW_FIRST ? WALK_WINDOW_FIRST : AW_WALK_MAX;
+			for (size_t k = i; k < n && k < upto; k++) {
+				const struct cand_data *q = next[k]->data;
+				if (q->file && q->file->is_wheel && !q->dist && !q->meta_loaded)
+					rr_index_want_metadata(ip->client, q->file, PRIO_META);
+			}
+			/* a cached one is in at once: look again */
+			if (!rr_index_metadata_known(ip->client, o->file)) {
+				w->aw_done = false;
+				break;
+			}
+		}
+		if (load_meta(ip, o->key, o, o->vtext, &err) != RR_OK || o->unknown) {
+			rr_error_release(&err);
+			break;
+		}
+		if (!excludes_installed(ip, w, o)) {
+			aw_follow(ip, w, o);
+			break;
+		}
+	}
+	w->aw_busy = false;
+}
+
+/* d is the likely release of w's project, its lines known: does the input as
+ * written walk down from it? (aw_walk) */
+static void aw_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
+{
+	struct pkg *pk = find_pkg(ip, w->key);
+
+	if (!pk || w->aw_from == d || (ip->held && ip->held(ip->held_ctx, w->key)) ||
+	    !excludes_installed(ip, w, d))
+		return;
+	w->aw_from = d;
+	w->aw_done = false;
+	if (!w->aw_next)
+		w->aw_next = rr_xmalloc(AW_WALK_MAX * sizeof(*w->aw_next));
+	w->aw_n = releases_below(ip, w, pk, d, w->aw_next, AW_WALK_MAX);
+	aw_walk(ip, w);
+}
+
+/*
+ * w's project has an installed version: the input as written likely keeps it (even
+ * where a line the plan's crawl followed excludes it: that resolution may take the
+ * installed one first), and then needs the pages of what it requires
+ * (python-dateutil 2.9.0.post0 requires six, which no newer release does). Its
+ * METADATA is on disk: the pages are asked for now, not when that resolution meets them
+ */
+static void crawl_installed(struct rr_index_provider *ip, struct want *w, struct pkg *pk)
+{
+	rr_error err = RR_ERROR_INIT;
+
+	if (w->aw_installed || !installed(ip, w->key))
+		return;
+	w->aw_installed = true;
+	for (size_t i = 0; i < pk->n; i++) {
+		struct cand_data *d = (struct cand_data *)pk->cands[i].data;
+		if (!pk->cands[i].installed)
+			continue;
+		if (load_meta(ip, d->key, d, d->vtext, &err) != RR_OK) {
+			rr_error_release(&err);
+			return;
+		}
+		for (size_t k = 0; k < d->ndeps; k++) {
+			const struct want *o = find_want(ip, d->deps[k].req.key, false);
+			if (follows(ip, w, &d->deps[k]) && (!o || !o->asked))
+				crawl_add(ip, d->deps[k].req.key);
+		}
 	}
 }
 
@@ -719,6 +938,8 @@ static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 	struct cand_data *d = c ? (struct cand_data *)c->data : NULL;
 	rr_error err = RR_ERROR_INIT;
 
+	if (pk)
+		crawl_installed(ip, w, pk);
 	if (!d || d == w->meta_for)
 		return;
 	w->meta_for = d;
@@ -769,6 +990,9 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 		}
 		rr_error_release(&err);
 	}
+	for (size_t i = 0; i < ip->nwants; i++)
+		if (ip->wants[i]->aw_from && !ip->wants[i]->aw_done)
+			aw_walk(ip, ip->wants[i]);
 }
 
 /* the resolver will ask for these soon (the lines of a release it took) */
@@ -909,6 +1133,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(w->specs);
 		free(w->spec_texts);
 		free(w->extras);
+		free(w->aw_next);
 		free(w->key);
 		free(w);
 	}

@@ -1211,6 +1211,99 @@ static void test_crawl_unknown(void **state)
 	rr_index_client_free(c);
 }
 
+/* a venv in dir (a mkdtemp template) holding rr-awbase 1.0, which requires rr-awsix */
+static struct rr_venv *awbase_venv(char *dir)
+{
+	static const char *const files[][2] = {
+	    {"pyvenv.cfg", "version = 3.12.3\n"},
+	    {"lib/python3.12/site-packages/rr_awbase-1.0.dist-info/METADATA",
+	     "Metadata-Version: 2.1\nName: rr-awbase\nVersion: 1.0\nRequires-Dist: rr-awsix\n"},
+	};
+	struct rr_venv_opts vo = {0};
+	struct rr_venv *v = NULL;
+	char cmd[256];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/lib/python3.12/site-packages/rr_awbase-1.0.dist-info'", dir);
+	assert_int_equal(system(cmd), 0);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	assert_int_equal(rr_venv_load(dir, &vo, &v, NULL), RR_OK);
+	assert_non_null(rr_venv_lookup(v, "rr-awbase"));
+	return v;
+}
+
+/* rr-awtop resolved on prov, newest first or (as_written) installed first: the
+ * versions of rr-awx and rr-awbase it takes must be x and b */
+static void aw_resolve(const struct rr_provider *prov, bool as_written, const char *x,
+		       const char *b)
+{
+	struct rr_requirement req = RR_REQUIREMENT_INIT;
+	struct rr_root_requirement root = {&req, "test:1"};
+	struct rr_resolve_request rq = {.reqs = &root, .nreqs = 1};
+	struct rr_solution *sol = NULL;
+
+	assert_int_equal(rr_requirement_parse("rr-awtop", &req, NULL), RR_OK);
+	rq.flags = as_written ? 0 : RR_RESOLVE_NEWEST;
+	assert_int_equal(rr_resolve(prov, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	assert_string_equal(rr_solution_find(sol, "rr-awx")->version, x);
+	assert_string_equal(rr_solution_find(sol, "rr-awbase")->version, b);
+	rr_solution_free(sol);
+	rr_requirement_release(&req);
+}
+
+/*
+ * the input as written is resolved after the plan, and prefers the venv's rr-awbase
+ * 1.0, which rr-awx 7.0 to 12.0 exclude. The crawl walks down rr-awx for it ahead
+ * (11.0 to 4.0 at once, nothing below), asks for what the release that fits pins
+ * (rr-awpin 2.0, not the newest 3.0) and for the page of what the installed rr-awbase
+ * requires (rr-awsix). After the plan's resolution, that one then asks for nothing.
+ * Before, it walked rr-awx and fetched rr-awpin and rr-awsix itself, in a row
+ */
+static void test_crawl_as_written(void **state)
+{
+	char dir[] = "/tmp/rr-aw-venv-XXXXXX";
+	struct rr_requirement r = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &r;
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv *v = awbase_venv(dir);
+	struct rr_index_provider *ip = rr_index_provider_new(c, v, NULL, NULL);
+	struct rr_provider prov;
+	char cmd[128];
+	(void)state;
+
+	assert_int_equal(rr_requirement_parse("rr-awtop", &r, NULL), RR_OK);
+	rr_index_provider_get(ip, &prov);
+	rr_test_index_reset(base);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "rr_awx-11.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_awx-6.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_awx-4.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_awx-3.0-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "rr_awpin-2.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_awpin-3.0-"), 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-awsix/"), 1);
+	aw_resolve(&prov, false, "12.0", "2.0");
+	rr_index_wait_all(c);
+	rr_test_index_reset(base);
+	aw_resolve(&prov, true, "6.0", "1.0");
+	assert_int_equal(rr_test_index_requests(base), 0);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&r);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
 static size_t sdistwalk_from(const struct rr_candidate *all, size_t n, int from,
 			     const struct rr_candidate **cs)
@@ -1689,6 +1782,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_grows),
 	    cmocka_unit_test(test_walk_wheels),
 	    cmocka_unit_test(test_crawl_unknown),
+	    cmocka_unit_test(test_crawl_as_written),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
