@@ -65,16 +65,19 @@ struct want {
 	struct cand_data *meta_for;  /* the likely release whose metadata the crawl asked for */
 	const struct cand_data *expanded; /* whose requirements were followed, */
 	size_t expanded_extras;           /* with this many of the extras */
-	/* the input as written, resolved after the plan, prefers what the venv has
-	 * installed: where a line of the likely release excludes an installed version,
-	 * it walks down from that release (see aw_walk) */
-	const struct cand_data *aw_from;
-	const struct rr_candidate **aw_next; /* the releases below it, newest first */
-	size_t aw_n;
-	bool aw_done;      /* the walk found its release, or was left to the resolver */
-	bool aw_busy;      /* aw_walk runs: a hook it causes does not start it again */
-	bool aw_installed; /* the lines of the installed release were followed */
-	size_t order;      /* when the crawl met it: 0 for the first */
+	size_t nroot; /* specs[0..nroot) are the roots' (the lines of the input) */
+	size_t seq;   /* when the resolver first met it: 1 for the first, 0 not yet */
+	/* a walk down from the likely release, which a resolution will not take
+	 * (see walk_blocks): the releases below it, newest first, and the one the walk
+	 * found that fits, NULL until then */
+	const struct cand_data *walk_from;
+	const struct rr_candidate **walk_next;
+	size_t walk_n;
+	const struct rr_candidate *walk_pick;
+	bool walk_done;      /* it found its release, or was left to the resolver */
+	bool walk_busy;      /* crawl_walk runs: a hook it causes does not start it again */
+	bool walk_wait;      /* walk_blocks waits for the resolver to meet a project */
+	bool installed_seen; /* the lines of the installed release were followed */
 };
 
 struct tag_memo {
@@ -102,6 +105,7 @@ struct rr_index_provider {
 	void *held_ctx;
 	struct pkg **pkgs;
 	size_t npkgs, cap_pkgs;
+	size_t seq; /* projects the resolver has met (want.seq) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 };
@@ -350,13 +354,26 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	return RR_OK;
 }
 
+static struct want *find_want(struct rr_index_provider *ip, const char *key, bool create);
+static void walk_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d);
+
 static rr_err p_candidates(void *ctx, const char *key, const struct rr_candidate **ret, size_t *n,
 			   rr_error *err)
 {
 	struct rr_index_provider *ip = ctx;
 	struct pkg *pk = find_pkg(ip, key);
+	struct want *w = find_want(ip, key, true);
 	rr_err rc;
 
+	if (!w->seq) {
+		w->seq = ++ip->seq;
+		/* walks that waited to know whether the resolver meets this one first */
+		for (size_t i = 0; i < ip->nwants; i++) {
+			struct want *o = ip->wants[i];
+			if (o->walk_wait && !o->walk_from && o->expanded)
+				walk_start(ip, o, o->expanded);
+		}
+	}
 	if (!pk) {
 		rc = load_pkg(ip, key, &pk, err);
 		if (rc)
@@ -503,7 +520,6 @@ static struct want *find_want(struct rr_index_provider *ip, const char *key, boo
 		return NULL;
 	w = rr_xcalloc(1, sizeof(*w));
 	w->key = rr_xstrdup(key);
-	w->order = ip->nwants;
 	RR_PUSH(ip->wants, ip->nwants, ip->cap_wants) = w;
 	return w;
 }
@@ -636,7 +652,6 @@ static bool follows(const struct rr_index_provider *ip, const struct want *w,
  * whose specifiers grew may now have another likely release, and one that was
  * asked a new extra has more to follow.
  */
-static void aw_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d);
 static void crawl_expand(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
 {
 	if (w->expanded == d && w->expanded_extras == w->nextras)
@@ -661,7 +676,7 @@ static void crawl_expand(struct rr_index_provider *ip, struct want *w, const str
 				crawl_expand(ip, o, o->expanded);
 		}
 	}
-	aw_start(ip, w, d);
+	walk_start(ip, w, d);
 }
 
 /*
@@ -751,27 +766,99 @@ static const struct rr_dist *installed(const struct rr_index_provider *ip, const
 }
 
 /*
- * does a line of d that the crawl follows exclude the venv's installed version of a
- * project met before w's? The resolver decides projects in the order it met them
- * (roots as written, then dependencies as found), much as the crawl met them: one met
- * later is decided after w's, to fit the release of w's project already taken
- * (LLaMA-Factory's gradio, a root, comes before the pandas it caps)
+ * does the input as written keep the installed version v of o's project? Not where
+ * the likely release of a project the resolver met before o's excludes it: decided
+ * first, that one moves o's project on (nanochat's pydantic needs typing-extensions
+ * 4.16, above the image's 4.15.0, and is met first)
  */
-static bool excludes_installed(struct rr_index_provider *ip, const struct want *w,
-			       const struct cand_data *d)
+static bool installed_kept(const struct rr_index_provider *ip, const struct want *o,
+			   const struct rr_version *v)
 {
-	for (size_t i = 0; i < d->ndeps; i++) {
+	for (size_t i = 0; i < ip->nwants; i++) {
+		const struct want *z = ip->wants[i];
+		const struct cand_data *e = z->expanded;
+		if (!e || !z->seq || z->seq >= o->seq)
+			continue;
+		for (size_t k = 0; k < e->ndeps; k++)
+			if (strcmp(e->deps[k].req.key, o->key) == 0 &&
+			    !rr_specset_contains(&e->deps[k].req.spec, v, RR_PRE_POLICY_ALLOW) &&
+			    follows(ip, z, &e->deps[k]))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Where a resolution will not take the likely release d of w's project, it walks
+ * down the releases below, one METADATA round trip per window, and the crawl can
+ * walk ahead of it. A line of d rules d out when it excludes
+ *   - the installed build of a project the plan holds: the plan's resolution fixes
+ *     it (xformers' newest release pins another torch);
+ *   - every release the input's own lines allow of the project it names (sphinx
+ *     9.1 needs docutils>=0.21, DeepSpeed's dev file says docutils<0.18);
+ * in both cases for certain: that resolution needs the METADATA of each release it
+ * passes. Or, likely, where the resolver met the project it names before w's (it
+ * decides projects in the order it met them, roots as written, then dependencies as
+ * found, and the input as written meets them in about the order the plan's
+ * resolution did; one met later is fitted to w's release):
+ *   - the release a walk of that project found (sphinx-rtd-theme 3.1 needs a sphinx
+ *     the walk down sphinx left behind);
+ *   - its installed version, where nothing met before moves it on (installed_kept):
+ *     the input as written is resolved after the plan's, and prefers what the venv
+ *     has (anyio 4.16.0 needs typing-extensions>=4.16, the image has 4.15.0;
+ *     whisperX and Zonos spent 0.15 s on that walk at the end).
+ * *certain tells which. Lines on projects the crawl has not met yet say nothing; one
+ * the resolver has not met yet sets w->walk_wait (p_candidates looks again).
+ */
+static bool walk_blocks(struct rr_index_provider *ip, struct want *w, const struct cand_data *d,
+			bool *certain)
+{
+	bool blocks = false;
+
+	*certain = false;
+	w->walk_wait = false;
+	for (size_t i = 0; i < d->ndeps && !*certain; i++) {
 		const struct rr_requirement *r = &d->deps[i].req;
 		const struct want *o = r->spec.n ? find_want(ip, r->key, false) : NULL;
-		const struct rr_dist *dist = o && o->order < w->order &&
-						     !(ip->held && ip->held(ip->held_ctx, r->key))
-						 ? installed(ip, r->key)
-						 : NULL;
-		if (dist && follows(ip, w, &d->deps[i]) &&
-		    !rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW))
-			return true;
+		const struct rr_dist *dist = o ? installed(ip, r->key) : NULL;
+		const struct pkg *pk = o && o->nroot ? find_pkg(ip, r->key) : NULL;
+		bool held = o && ip->held && ip->held(ip->held_ctx, r->key);
+		bool any = false;
+
+		if (!o || !follows(ip, w, &d->deps[i]))
+			continue;
+		if (held && dist &&
+		    !rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW)) {
+			blocks = *certain = true;
+			break;
+		}
+		for (size_t k = 0; pk && k < pk->n && !any; k++) {
+			const struct rr_version *v = &pk->cands[k].version;
+			any = rr_specset_contains(&r->spec, v, RR_PRE_POLICY_ALLOW);
+			for (size_t j = 0; j < o->nroot && any; j++)
+				any = rr_specset_contains(&o->specs[j], v, RR_PRE_POLICY_ALLOW);
+		}
+		if (pk && !any) {
+			blocks = *certain = true;
+			break;
+		}
+		/* the resolver meets projects one at a time: one it has not met yet comes
+		 * after w's where it met w's already */
+		if (held || (w->seq && (!o->seq || o->seq > w->seq)))
+			continue;
+		if (!o->seq && (o->walk_pick || dist)) {
+			w->walk_wait = true;
+			continue;
+		}
+		if (o->walk_pick)
+			blocks |= !rr_specset_contains(&r->spec, &o->walk_pick->version,
+						       RR_PRE_POLICY_ALLOW);
+		else if (dist)
+			blocks |= !rr_specset_contains(&r->spec, &dist->version,
+						       RR_PRE_POLICY_ALLOW) &&
+				  installed_kept(ip, o, &dist->version);
 	}
-	return false;
+	return blocks;
 }
 
 /* the newest release of pk that r allows, with every specifier seen for it */
@@ -794,12 +881,12 @@ static const struct rr_candidate *newest_allowed(const struct rr_index_provider 
 }
 
 /*
- * e is the release the input as written likely takes of w's project: what it needs
- * that the plan's crawl did not ask for. A line the installed version satisfies needs
- * nothing (that version's METADATA is on disk); another needs the newest release it
- * allows (pydantic 2.13.5 pins pydantic-core 2.46.5), or the project's page first
+ * e is the release a walk down w's project found: what it needs that the crawl did
+ * not ask for. A line the installed version satisfies needs nothing (that version's
+ * METADATA is on disk); another needs the newest release it allows (pydantic 2.13.5
+ * pins pydantic-core 2.46.5), or the project's page first
  */
-static void aw_follow(struct rr_index_provider *ip, struct want *w, const struct cand_data *e)
+static void walk_follow(struct rr_index_provider *ip, struct want *w, const struct cand_data *e)
 {
 	for (size_t i = 0; i < e->ndeps; i++) {
 		const struct rr_requirement *r = &e->deps[i].req;
@@ -827,42 +914,39 @@ static void aw_follow(struct rr_index_provider *ip, struct want *w, const struct
 }
 
 /*
- * The input as written is resolved after the plan (src/flow/transitive.c), and there
- * an installer prefers the versions the venv has. Where a line of the likely release
- * excludes one of them (anyio 4.16.0 requires typing-extensions>=4.16, the venv has
- * 4.15.0), that resolution walks down the project's releases, one METADATA round trip
- * per window, after the plan's has finished: whisperX and Zonos spent 0.15 s there.
- * The crawl walks it now instead: the releases below, a window of 8 wheels and then
- * up to AW_WALK_MAX, until one whose lines keep every installed version; then it
- * asks for what that one needs (aw_follow). An sdist, unknown dependencies or a
- * failure leave the rest to the resolver.
+ * the crawl's walk down w's project (walk_start): the releases below, a window of
+ * 8 wheels and then the rest, until one that walk_blocks does not rule out; then
+ * what that one needs (walk_follow), and the walks its pick may start elsewhere. An
+ * sdist, unknown dependencies or a failure leave the rest to the resolver.
  */
-#define AW_WALK_MAX 24
-static void aw_walk(struct rr_index_provider *ip, struct want *w)
+#define WALK_LIKELY_MAX  24
+#define WALK_CERTAIN_MAX 64
+static void crawl_walk(struct rr_index_provider *ip, struct want *w)
 {
-	const struct rr_candidate *const *next = w->aw_next;
-	size_t n = w->aw_n;
+	const struct rr_candidate *const *next = w->walk_next;
+	size_t n = w->walk_n;
 
-	if (!w->aw_from || w->aw_done || w->aw_busy)
+	if (!w->walk_from || w->walk_done || w->walk_busy)
 		return;
-	w->aw_busy = true;
-	w->aw_done = true;
+	w->walk_busy = true;
+	w->walk_done = true;
 	for (size_t i = 0; i < n; i++) {
 		struct cand_data *o = (struct cand_data *)next[i]->data;
 		rr_error err = RR_ERROR_INIT;
+		bool certain;
 
 		if (!o->file || (!o->dist && !o->file->is_wheel))
 			break;
 		if (!o->meta_loaded && !o->dist && !rr_index_metadata_known(ip->client, o->file)) {
-			size_t upto = i < WALK_WINDOW_FIRST ? WALK_WINDOW_FIRST : AW_WALK_MAX;
-			for (size_t k = i; k < n && k < upto; k++) {
+			size_t upto = i < WALK_WINDOW_FIRST ? WALK_WINDOW_FIRST : n;
+			for (size_t k = i; k < upto && k < n; k++) {
 				const struct cand_data *q = next[k]->data;
 				if (q->file && q->file->is_wheel && !q->dist && !q->meta_loaded)
 					rr_index_want_metadata(ip->client, q->file, PRIO_META);
 			}
 			/* a cached one is in at once: look again */
 			if (!rr_index_metadata_known(ip->client, o->file)) {
-				w->aw_done = false;
+				w->walk_done = false;
 				break;
 			}
 		}
@@ -870,29 +954,37 @@ static void aw_walk(struct rr_index_provider *ip, struct want *w)
 			rr_error_release(&err);
 			break;
 		}
-		if (!excludes_installed(ip, w, o)) {
-			aw_follow(ip, w, o);
+		if (!walk_blocks(ip, w, o, &certain)) {
+			w->walk_pick = next[i];
+			walk_follow(ip, w, o);
+			/* a walk that waited for this pick starts now */
+			for (size_t k = 0; k < ip->nwants; k++) {
+				struct want *q = ip->wants[k];
+				if (q != w && !q->walk_from && q->expanded)
+					walk_start(ip, q, q->expanded);
+			}
 			break;
 		}
 	}
-	w->aw_busy = false;
+	w->walk_busy = false;
 }
 
-/* d is the likely release of w's project, its lines known: does the input as
- * written walk down from it? (aw_walk) */
-static void aw_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
+/* d is the likely release of w's project, its lines known: does a resolution walk
+ * down from it? (crawl_walk) */
+static void walk_start(struct rr_index_provider *ip, struct want *w, const struct cand_data *d)
 {
 	struct pkg *pk = find_pkg(ip, w->key);
+	bool certain;
+	size_t max;
 
-	if (!pk || w->aw_from == d || (ip->held && ip->held(ip->held_ctx, w->key)) ||
-	    !excludes_installed(ip, w, d))
+	if (!pk || w->walk_from || (ip->held && ip->held(ip->held_ctx, w->key)) ||
+	    !walk_blocks(ip, w, d, &certain))
 		return;
-	w->aw_from = d;
-	w->aw_done = false;
-	if (!w->aw_next)
-		w->aw_next = rr_xmalloc(AW_WALK_MAX * sizeof(*w->aw_next));
-	w->aw_n = releases_below(ip, w, pk, d, w->aw_next, AW_WALK_MAX);
-	aw_walk(ip, w);
+	max = certain ? WALK_CERTAIN_MAX : WALK_LIKELY_MAX;
+	w->walk_from = d;
+	w->walk_next = rr_xmalloc(max * sizeof(*w->walk_next));
+	w->walk_n = releases_below(ip, w, pk, d, w->walk_next, max);
+	crawl_walk(ip, w);
 }
 
 /*
@@ -906,9 +998,9 @@ static void crawl_installed(struct rr_index_provider *ip, struct want *w, struct
 {
 	rr_error err = RR_ERROR_INIT;
 
-	if (w->aw_installed || !installed(ip, w->key))
+	if (w->installed_seen || !installed(ip, w->key))
 		return;
-	w->aw_installed = true;
+	w->installed_seen = true;
 	for (size_t i = 0; i < pk->n; i++) {
 		struct cand_data *d = (struct cand_data *)pk->cands[i].data;
 		if (!pk->cands[i].installed)
@@ -991,8 +1083,8 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 		rr_error_release(&err);
 	}
 	for (size_t i = 0; i < ip->nwants; i++)
-		if (ip->wants[i]->aw_from && !ip->wants[i]->aw_done)
-			aw_walk(ip, ip->wants[i]);
+		if (ip->wants[i]->walk_from && !ip->wants[i]->walk_done)
+			crawl_walk(ip, ip->wants[i]);
 }
 
 /* the resolver will ask for these soon (the lines of a release it took) */
@@ -1024,6 +1116,8 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 			continue;
 		want_add(ip, r);
 	}
+	for (size_t i = 0; i < ip->nwants; i++)
+		ip->wants[i]->nroot = ip->wants[i]->nspecs;
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_requirement *r = reqs[i];
 		struct want *w = r && r->key ? find_want(ip, r->key, false) : NULL;
@@ -1133,7 +1227,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(w->specs);
 		free(w->spec_texts);
 		free(w->extras);
-		free(w->aw_next);
+		free(w->walk_next);
 		free(w->key);
 		free(w);
 	}

@@ -1104,6 +1104,14 @@ static void test_crawl_held(void **state)
 
 	rr_index_client_free(c);
 
+	/* the plan's resolution fixes torch: no xformers below 0.0.31 can be taken (each
+	 * pins another torch), and the crawl walks them all at once */
+	c = client(NULL, 1, "/simple");
+	crawl_held(c, "xformers<0.0.31");
+	assert_int_equal(rr_test_index_seen(base, "xformers-0.0.29.post3-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "xformers-0.0.28.post1-"), 1);
+	rr_index_client_free(c);
+
 	c = client(NULL, 1, "/simple");
 	crawl_held(c, "xformers==0.0.31");
 	assert_int_equal(rr_test_index_seen(base, "/simple/xformers/"), 1);
@@ -1262,10 +1270,11 @@ static void aw_resolve(const struct rr_provider *prov, bool as_written, const ch
 /*
  * the input as written is resolved after the plan, and prefers the venv's rr-awbase
  * 1.0, which rr-awx 7.0 to 12.0 exclude. The crawl walks down rr-awx for it ahead
- * (11.0 to 4.0 at once, nothing below), asks for what the release that fits pins
- * (rr-awpin 2.0, not the newest 3.0) and for the page of what the installed rr-awbase
- * requires (rr-awsix). After the plan's resolution, that one then asks for nothing.
- * Before, it walked rr-awx and fetched rr-awpin and rr-awsix itself, in a row
+ * (11.0 to 4.0 at once, nothing below: the plan's resolution met rr-awbase first),
+ * asks for what the release that fits pins (rr-awpin 2.0, not the newest 3.0) and for
+ * the page of what the installed rr-awbase requires (rr-awsix). After the plan's
+ * resolution, that one then asks for nothing. Before, it walked rr-awx and fetched
+ * rr-awpin and rr-awsix itself, in a row
  */
 static void test_crawl_as_written(void **state)
 {
@@ -1283,6 +1292,8 @@ static void test_crawl_as_written(void **state)
 	rr_index_provider_get(ip, &prov);
 	rr_test_index_reset(base);
 	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	/* the plan's resolution: it meets rr-awbase before rr-awx */
+	aw_resolve(&prov, false, "12.0", "2.0");
 	rr_index_wait_all(c);
 	assert_int_equal(rr_test_index_seen(base, "rr_awx-11.0-"), 1);
 	assert_int_equal(rr_test_index_seen(base, "rr_awx-6.0-"), 1);
@@ -1291,8 +1302,6 @@ static void test_crawl_as_written(void **state)
 	assert_int_equal(rr_test_index_seen(base, "rr_awpin-2.0-"), 1);
 	assert_int_equal(rr_test_index_seen(base, "rr_awpin-3.0-"), 0);
 	assert_int_equal(rr_test_index_seen(base, "/simple/rr-awsix/"), 1);
-	aw_resolve(&prov, false, "12.0", "2.0");
-	rr_index_wait_all(c);
 	rr_test_index_reset(base);
 	aw_resolve(&prov, true, "6.0", "1.0");
 	assert_int_equal(rr_test_index_requests(base), 0);
@@ -1302,6 +1311,52 @@ static void test_crawl_as_written(void **state)
 	rr_index_client_free(c);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * walks the crawl knows for certain, before the resolver gets there: with rr-rootcap<2
+ * asked for, no rr-rootwalk from 6.0 to 20.0 can be taken (each needs rr-rootcap>=2);
+ * the crawl asks for 19.0 down to 5.0 (and the rest of the window), and the resolution
+ * then asks for nothing more. Before, the resolver walked them, a window per round trip
+ */
+static void test_walk_certain(void **state)
+{
+	static const char *const lines[] = {"rr-rootcap<2", "rr-rootwalk"};
+	struct rr_requirement r[2];
+	const struct rr_requirement *rp[2];
+	struct rr_root_requirement roots[2];
+	struct rr_resolve_request rq = {.reqs = roots, .nreqs = 2, .flags = RR_RESOLVE_NEWEST};
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip = fixture_provider(c, &v);
+	struct rr_provider prov;
+	struct rr_solution *sol = NULL;
+	(void)state;
+
+	for (size_t i = 0; i < 2; i++) {
+		r[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+		assert_int_equal(rr_requirement_parse(lines[i], &r[i], NULL), RR_OK);
+		rp[i] = &r[i];
+		roots[i] = (struct rr_root_requirement){&r[i], "test:1"};
+	}
+	rr_index_provider_get(ip, &prov);
+	rr_test_index_reset(base);
+	rr_index_provider_prefetch_roots(ip, rp, 2);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-19.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-6.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-5.0-"), 1);
+	rr_test_index_reset(base);
+	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	assert_string_equal(rr_solution_find(sol, "rr-rootwalk")->version, "5.0");
+	assert_int_equal(rr_test_index_requests(base), 0);
+	rr_solution_free(sol);
+	rr_index_provider_free(ip);
+	for (size_t i = 0; i < 2; i++)
+		rr_requirement_release(&r[i]);
+	rr_venv_free(v);
+	rr_index_client_free(c);
 }
 
 /* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
@@ -1783,6 +1838,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_wheels),
 	    cmocka_unit_test(test_crawl_unknown),
 	    cmocka_unit_test(test_crawl_as_written),
+	    cmocka_unit_test(test_walk_certain),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
