@@ -45,10 +45,10 @@ def norm(name):
 
 def requires(cache_dir, url):
     """the project names a file's METADATA (or PKG-INFO) requires, read back from the run's
-    cache (src/index/cache.c: <dir>/http-v1/<k0k1>/<sha256 of klass NL url>), or None"""
+    cache (src/index/cache.c: <dir>/http-v2/<k0>/<sha256 of klass NL url>), or None"""
     for klass in ("wheel-metadata", "sdist-pkginfo"):
         h = hashlib.sha256((klass + "\n" + url).encode()).hexdigest()
-        path = os.path.join(cache_dir, "http-v1", h[:2], h)
+        path = os.path.join(cache_dir, "http-v2", h[:1], h)
         try:
             with open(path, "rb") as f:
                 data = f.read()

@@ -279,6 +279,23 @@ static void test_cache_roundtrip(void **state)
 	unlink(path);
 	free(path);
 	rr_cache_entry_release(&got);
+
+	/* entries share 16 directories: 64 of them make no more */
+	for (int i = 0; i < 64; i++) {
+		RR_AUTOFREE char *u = rr_xasprintf("http://h/simple/p%d/", i);
+		e.url = u;
+		assert_int_equal(rr_cache_store(dir, "simple", &e, &err), RR_OK);
+		assert_int_equal(rr_cache_load(dir, "simple", u, &got, &err), RR_OK);
+		assert_string_equal(got.url, u);
+		rr_cache_entry_release(&got);
+	}
+	{
+		RR_AUTOFREE char *cmd = rr_xasprintf(
+		    "test $(find '%s' -mindepth 2 -type d | wc -l) -le 16 && "
+		    "test $(find '%s' -type f | wc -l) -eq 64 && rm -rf '%s'",
+		    dir, dir, dir);
+		assert_int_equal(system(cmd), 0);
+	}
 	rr_strbuf_release(&e.body);
 
 	rr_cache_control_parse("public, max-age=600, no-cache", &ma, &ns, &nc);
