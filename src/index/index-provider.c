@@ -555,7 +555,10 @@ static int want_add(struct rr_index_provider *ip, const struct rr_requirement *r
 	return grew;
 }
 
-static bool python_ok(const struct rr_index_provider *ip, const struct rr_candidate *c)
+/* does c's Requires-Python admit the venv's interpreter (lower: read as uv reads it,
+ * upper bounds ignored)? */
+static bool python_admits(const struct rr_index_provider *ip, const struct rr_candidate *c,
+			  bool lower)
 {
 	struct rr_specset ss = RR_SPECSET_INIT;
 	bool ok = true;
@@ -563,9 +566,15 @@ static bool python_ok(const struct rr_index_provider *ip, const struct rr_candid
 	if (!ip->have_pyver || !c->requires_python)
 		return true;
 	if (rr_specset_parse(c->requires_python, &ss, NULL) == RR_OK)
-		ok = rr_specset_contains(&ss, &ip->pyver, RR_PRE_POLICY_ALLOW);
+		ok = lower ? rr_specset_contains_lower(&ss, &ip->pyver)
+			   : rr_specset_contains(&ss, &ip->pyver, RR_PRE_POLICY_ALLOW);
 	rr_specset_release(&ss);
 	return ok;
+}
+
+static bool python_ok(const struct rr_index_provider *ip, const struct rr_candidate *c)
+{
+	return python_admits(ip, c, false);
 }
 
 /* does every specifier seen for w's project (none when w is NULL) allow v? */
@@ -582,18 +591,27 @@ static bool seen_allow(const struct want *w, const struct rr_version *v)
  * pre-release only when nothing final fits; the resolver does not prefer an
  * installed, unprotected version, so neither does the crawl), among those
  * every specifier seen for it allows and whose Requires-Python admits the
- * venv's interpreter; NULL when none does (the resolver will say why)
+ * venv's interpreter. Where none does, the resolver fails on it and the input
+ * as written is resolved again as uv reads Requires-Python (upper bounds
+ * ignored: coqui TTS's trainer says <3.12): the newest final one that reading
+ * admits, whose requirements that resolution then meets. NULL when none
  */
 static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 						   const struct pkg *pk)
 {
 	const struct want *w = find_want(ip, pk->key, false);
-	const struct rr_candidate *best = NULL, *best_pre = NULL;
+	const struct rr_candidate *best = NULL, *best_pre = NULL, *best_lower = NULL;
 
-	for (size_t i = 0; i < pk->n; i++) {
+	/* newest first (the page's order, ascending): each Requires-Python is parsed only
+	 * where it could win */
+	for (size_t i = pk->n; i-- > 0;) {
 		const struct rr_candidate *c = &pk->cands[i];
 		if (c->yanked || !seen_allow(w, &c->version))
 			continue;
+		if (!rr_version_is_prerelease(&c->version) &&
+		    (!best_lower || rr_version_cmp(&c->version, &best_lower->version) > 0) &&
+		    python_admits(ip, c, true))
+			best_lower = c;
 		if (rr_version_is_prerelease(&c->version)) {
 			if ((!best_pre || rr_version_cmp(&c->version, &best_pre->version) > 0) &&
 			    python_ok(ip, c))
@@ -603,7 +621,7 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 		if ((!best || rr_version_cmp(&c->version, &best->version) > 0) && python_ok(ip, c))
 			best = c;
 	}
-	return best ? best : best_pre;
+	return best ? best : best_pre ? best_pre : best_lower;
 }
 
 static void crawl_pick(struct rr_index_provider *ip, struct want *w);

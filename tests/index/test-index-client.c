@@ -1359,6 +1359,35 @@ static void test_walk_certain(void **state)
 	rr_index_client_free(c);
 }
 
+/*
+ * no release of rr-pyonly admits Python 3.12 (each says <3.12): the plan's resolution
+ * fails on it, and the input as written is resolved again as uv reads Requires-Python
+ * (upper bounds ignored), taking rr-pyonly 1.0 and rr-pyonly-dep. The crawl follows
+ * that release: rr-pyonly-dep's page comes before any resolution asks. Before, the crawl
+ * stopped at rr-pyonly, and uv's resolution fetched the rest at the end (coqui TTS's
+ * trainer, 0.3 s)
+ */
+static void test_crawl_python_upper(void **state)
+{
+	struct rr_requirement r = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &r;
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip = fixture_provider(c, &v);
+	(void)state;
+
+	assert_int_equal(rr_requirement_parse("rr-pyonly", &r, NULL), RR_OK);
+	rr_test_index_reset(base);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	rr_index_wait_all(c);
+	assert_int_equal(rr_test_index_seen(base, "rr_pyonly-1.0-"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-pyonly-dep/"), 1);
+	rr_index_provider_free(ip);
+	rr_requirement_release(&r);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
 /* rr-sdistwalk's candidates from version `from` down, highest first, into cs */
 static size_t sdistwalk_from(const struct rr_candidate *all, size_t n, int from,
 			     const struct rr_candidate **cs)
@@ -1839,6 +1868,7 @@ int main(void)
 	    cmocka_unit_test(test_crawl_unknown),
 	    cmocka_unit_test(test_crawl_as_written),
 	    cmocka_unit_test(test_walk_certain),
+	    cmocka_unit_test(test_crawl_python_upper),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
