@@ -932,8 +932,8 @@ static void walk_follow(struct rr_index_provider *ip, struct want *w, const stru
 }
 
 /*
- * the crawl's walk down w's project (walk_start): the releases below, a window of
- * 8 wheels and then the rest, until one that walk_blocks does not rule out; then
+ * the crawl's walk down w's project (walk_start): the releases below, in windows
+ * of 8, 16, 32 wheels, until one that walk_blocks does not rule out; then
  * what that one needs (walk_follow), and the walks its pick may start elsewhere. An
  * sdist, unknown dependencies or a failure leave the rest to the resolver.
  */
@@ -956,7 +956,11 @@ static void crawl_walk(struct rr_index_provider *ip, struct want *w)
 		if (!o->file || (!o->dist && !o->file->is_wheel))
 			break;
 		if (!o->meta_loaded && !o->dist && !rr_index_metadata_known(ip->client, o->file)) {
-			size_t upto = i < WALK_WINDOW_FIRST ? WALK_WINDOW_FIRST : n;
+			/* windows of 8, 16, 32, ... as the resolver's own walk grows them: a
+			 * walk that fits soon after its first window costs no more */
+			size_t upto = WALK_WINDOW_FIRST;
+			while (upto <= i)
+				upto = 2 * upto + WALK_WINDOW_FIRST;
 			for (size_t k = i; k < upto && k < n; k++) {
 				const struct cand_data *q = next[k]->data;
 				if (q->file && q->file->is_wheel && !q->dist && !q->meta_loaded)

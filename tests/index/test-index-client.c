@@ -1341,9 +1341,10 @@ static void test_crawl_as_written(void **state)
 
 /*
  * walks the crawl knows for certain, before the resolver gets there: with rr-rootcap<2
- * asked for, no rr-rootwalk from 6.0 to 20.0 can be taken (each needs rr-rootcap>=2);
- * the crawl asks for 19.0 down to 5.0 (and the rest of the window), and the resolution
- * then asks for nothing more. Before, the resolver walked them, a window per round trip
+ * asked for, no rr-rootwalk from 31.0 to 40.0 can be taken (each needs rr-rootcap>=2);
+ * the crawl asks for 39.0 down to 30.0, in windows of 8 and 16 as the resolver's walk
+ * grows them (so down to 16.0, not to 1.0), and the resolution then asks for nothing
+ * more. Before, the resolver walked them, a window per round trip
  */
 static void test_walk_certain(void **state)
 {
@@ -1369,13 +1370,17 @@ static void test_walk_certain(void **state)
 	rr_test_index_reset(base);
 	rr_index_provider_prefetch_roots(ip, rp, 2);
 	rr_index_wait_all(c);
-	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-19.0-"), 1);
-	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-6.0-"), 1);
-	assert_int_equal(rr_test_index_seen(base, "rr_rootwalk-5.0-"), 1);
+	{
+		static const struct seen want[] = {
+		    {"rr_rootwalk-39.0-", 1}, {"rr_rootwalk-31.0-", 1}, {"rr_rootwalk-30.0-", 1},
+		    {"rr_rootwalk-16.0-", 1}, {"rr_rootwalk-15.0-", 0}, {"rr_rootwalk-1.0-", 0},
+		};
+		expect_seen(want, RR_ARRAY_LEN(want));
+	}
 	rr_test_index_reset(base);
 	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
 	assert_true(rr_solution_ok(sol));
-	assert_string_equal(rr_solution_find(sol, "rr-rootwalk")->version, "5.0");
+	assert_string_equal(rr_solution_find(sol, "rr-rootwalk")->version, "30.0");
 	assert_int_equal(rr_test_index_requests(base), 0);
 	rr_solution_free(sol);
 	rr_index_provider_free(ip);
