@@ -716,38 +716,54 @@ static bool held_stays(struct rr_index_provider *ip, const struct want *w)
 	return stays;
 }
 
+/* newest first */
+static int cmp_cand_desc(const void *a, const void *b)
+{
+	const struct rr_candidate *x = *(const struct rr_candidate *const *)a;
+	const struct rr_candidate *y = *(const struct rr_candidate *const *)b;
+
+	return rr_version_cmp(&y->version, &x->version);
+}
+
 /*
- * the releases of pk below d, newest first, up to max: those a walk down from d
- * tries, as far as the crawl can tell (final, not yanked, allowed by every
- * specifier seen, admitting the venv's Python)
+ * the releases of pk a walk or a line can take, as far as the crawl can tell (final,
+ * not yanked, allowed by every specifier seen for w and by spec when given, below
+ * `below` when given, admitting the venv's Python), newest first, up to max. One
+ * pass and a sort; each Requires-Python is parsed only on the way to max
  */
+static size_t newest_fits(const struct rr_index_provider *ip, const struct want *w,
+			  const struct pkg *pk, const struct rr_specset *spec,
+			  const struct rr_version *below, const struct rr_candidate **out,
+			  size_t max)
+{
+	const struct rr_candidate **fit = rr_xmalloc((pk->n ? pk->n : 1) * sizeof(*fit));
+	size_t nfit = 0, n = 0;
+
+	for (size_t i = 0; i < pk->n; i++) {
+		const struct rr_candidate *c = &pk->cands[i];
+		if (!c->yanked && !rr_version_is_prerelease(&c->version) &&
+		    (!below || rr_version_cmp(&c->version, below) < 0) &&
+		    (!spec || rr_specset_contains(spec, &c->version, RR_PRE_POLICY_ALLOW)) &&
+		    seen_allow(w, &c->version))
+			fit[nfit++] = c;
+	}
+	rr_qsort(fit, nfit, sizeof(*fit), cmp_cand_desc);
+	for (size_t i = 0; i < nfit && n < max; i++)
+		if (python_ok(ip, fit[i]))
+			out[n++] = fit[i];
+	free(fit);
+	return n;
+}
+
+/* the releases of pk below d (newest_fits): those a walk down from d tries */
 static size_t releases_below(const struct rr_index_provider *ip, const struct want *w,
 			     const struct pkg *pk, const struct cand_data *d,
 			     const struct rr_candidate **out, size_t max)
 {
-	const struct rr_candidate *below = NULL;
-	size_t n = 0;
-
 	for (size_t i = 0; i < pk->n; i++)
 		if (pk->cands[i].data == d)
-			below = &pk->cands[i];
-	while (below && n < max) {
-		const struct rr_candidate *best = NULL;
-		for (size_t i = 0; i < pk->n; i++) {
-			const struct rr_candidate *c = &pk->cands[i];
-			bool fits = !c->yanked &&
-				    rr_version_cmp(&c->version, &below->version) < 0 &&
-				    !rr_version_is_prerelease(&c->version) &&
-				    seen_allow(w, &c->version);
-			if (fits && (!best || rr_version_cmp(&c->version, &best->version) > 0) &&
-			    python_ok(ip, c))
-				best = c;
-		}
-		if (best)
-			out[n++] = best;
-		below = best;
-	}
-	return n;
+			return newest_fits(ip, w, pk, NULL, &pk->cands[i].version, out, max);
+	return 0;
 }
 
 /*
@@ -879,25 +895,6 @@ static bool walk_blocks(struct rr_index_provider *ip, struct want *w, const stru
 	return blocks;
 }
 
-/* the newest release of pk that r allows, with every specifier seen for it */
-static const struct rr_candidate *newest_allowed(const struct rr_index_provider *ip,
-						 const struct want *w, const struct pkg *pk,
-						 const struct rr_requirement *r)
-{
-	const struct rr_candidate *best = NULL;
-
-	for (size_t i = 0; i < pk->n; i++) {
-		const struct rr_candidate *c = &pk->cands[i];
-		if (c->yanked || rr_version_is_prerelease(&c->version) ||
-		    !seen_allow(w, &c->version) ||
-		    !rr_specset_contains(&r->spec, &c->version, RR_PRE_POLICY_ALLOW))
-			continue;
-		if ((!best || rr_version_cmp(&c->version, &best->version) > 0) && python_ok(ip, c))
-			best = c;
-	}
-	return best;
-}
-
 /*
  * e is the release a walk down w's project found: what it needs that the crawl did
  * not ask for. A line the installed version satisfies needs nothing (that version's
@@ -924,8 +921,8 @@ static void walk_follow(struct rr_index_provider *ip, struct want *w, const stru
 			crawl_add(ip, r->key);
 			continue;
 		}
-		c = pk ? newest_allowed(ip, o, pk, r) : NULL;
-		od = c ? c->data : NULL;
+		/* the newest release r allows, with every specifier seen for it */
+		od = pk && newest_fits(ip, o, pk, &r->spec, NULL, &c, 1) ? c->data : NULL;
 		if (od && od->file && !od->dist && !od->meta_loaded)
 			rr_index_want_metadata(ip->client, od->file, PRIO_META);
 	}
