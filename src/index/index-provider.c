@@ -1036,6 +1036,20 @@ static void crawl_installed(struct rr_index_provider *ip, struct want *w, struct
 	}
 }
 
+/* d, w's likely release, has its metadata in: follow its lines, and where its
+ * dependencies are unknown, ask for the releases below (a failure surfaces again,
+ * with its message, when the resolver asks) */
+static void crawl_follow(struct rr_index_provider *ip, struct want *w, struct cand_data *d)
+{
+	rr_error err = RR_ERROR_INIT;
+
+	if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK) {
+		crawl_expand(ip, w, d);
+		crawl_unknown_next(ip, w, d);
+	}
+	rr_error_release(&err);
+}
+
 /* w's page is in: ask for the metadata of the release the resolver will likely
  * pick (again when the specifiers seen changed that pick), or follow it at once
  * when its requirements are known already. A project the plan holds is followed
@@ -1047,7 +1061,6 @@ static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 	struct pkg *pk = find_pkg(ip, w->key);
 	const struct rr_candidate *c = pk && !held_stays(ip, w) ? likely_candidate(ip, pk) : NULL;
 	struct cand_data *d = c ? (struct cand_data *)c->data : NULL;
-	rr_error err = RR_ERROR_INIT;
 
 	if (pk)
 		crawl_installed(ip, w, pk);
@@ -1056,11 +1069,7 @@ static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 	w->meta_for = d;
 	if (d->meta_loaded || d->dist || !d->file ||
 	    rr_index_metadata_known(ip->client, d->file)) {
-		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK) {
-			crawl_expand(ip, w, d);
-			crawl_unknown_next(ip, w, d);
-		}
-		rr_error_release(&err);
+		crawl_follow(ip, w, d);
 		return;
 	}
 	rr_index_want_metadata(ip->client, d->file, PRIO_META);
@@ -1088,18 +1097,13 @@ static void hook_project(void *ctx, const char *key)
 static void hook_metadata(void *ctx, const struct rr_index_file *f)
 {
 	struct rr_index_provider *ip = ctx;
-	rr_error err = RR_ERROR_INIT;
 
 	for (size_t i = 0; i < ip->nwants; i++) {
 		struct want *w = ip->wants[i];
 		struct cand_data *d = w->meta_for;
 		if (!d || !d->file || (d->file != f && strcmp(d->file->url, f->url) != 0))
 			continue;
-		if (load_meta(ip, d->key, d, d->vtext, &err) == RR_OK) {
-			crawl_expand(ip, w, d);
-			crawl_unknown_next(ip, w, d);
-		}
-		rr_error_release(&err);
+		crawl_follow(ip, w, d);
 	}
 	for (size_t i = 0; i < ip->nwants; i++)
 		if (ip->wants[i]->walk_from && !ip->wants[i]->walk_done)
