@@ -6,7 +6,6 @@
 
 #include "index/index-private.h"
 #include "keep-reference.h"
-#include "rocm-resolve/tags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,17 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rr_index_project_release(&p);
 	rr_error_release(&err);
 	{
-		static struct rr_target t;
 		const char *why;
-		if (!t.py_major)
-			rr_target_init(&t, "3.12", "x86_64", 2, 28);
-		const char *page = "https://download.example/whl/rocm6.4/torch/";
-		if (!rr_test_keep_agrees(false, (const char *)data, size, page, NULL, NULL, false,
-					 &why) ||
-		    !rr_test_keep_agrees(false, (const char *)data, size, page, &t, NULL, true,
-					 &why) ||
-		    !rr_test_keep_agrees(false, (const char *)data, size, page, &t, "torch", false,
-					 &why))
+		if (!rr_test_keep_agrees_each(false, (const char *)data, size,
+					      "https://download.example/whl/rocm6.4/torch/",
+					      "torch", &why))
 			__builtin_trap();
 	}
 	return 0;

@@ -12,7 +12,6 @@
 #include "index/index-private.h"
 #include "json-reference.h"
 #include "keep-reference.h"
-#include "rocm-resolve/tags.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -66,16 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rr_error_release(&err);
 	rr_error_release(&err2);
 	{
-		static struct rr_target t;
 		const char *why;
-		if (!t.py_major)
-			rr_target_init(&t, "3.12", "x86_64", 2, 28);
-		if (!rr_test_keep_agrees(true, (const char *)data, size, url, NULL, NULL, false,
-					 &why) ||
-		    !rr_test_keep_agrees(true, (const char *)data, size, url, &t, NULL, true,
-					 &why) ||
-		    !rr_test_keep_agrees(true, (const char *)data, size, url, &t, "pkg", false,
-					 &why))
+		if (!rr_test_keep_agrees_each(true, (const char *)data, size, url, "pkg", &why))
 			__builtin_trap();
 	}
 	if (rr_index_parse_jsonapi((const char *)data, size, "https://i.example/pypi/p/json", "I", &p,

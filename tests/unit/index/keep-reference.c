@@ -64,3 +64,15 @@ bool rr_test_keep_agrees(bool json, const char *data, size_t size, const char *p
 	rr_error_release(&e2);
 	return *why == NULL;
 }
+
+bool rr_test_keep_agrees_each(bool json, const char *data, size_t size, const char *page_url,
+			      const char *key, const char **why)
+{
+	static struct rr_target t;
+
+	if (!t.py_major)
+		rr_target_init(&t, "3.12", "x86_64", 2, 28);
+	return rr_test_keep_agrees(json, data, size, page_url, NULL, NULL, false, why) &&
+	       rr_test_keep_agrees(json, data, size, page_url, &t, NULL, true, why) &&
+	       rr_test_keep_agrees(json, data, size, page_url, &t, key, false, why);
+}
