@@ -2,7 +2,6 @@
  * client-private.h - what the rooms of the index client (struct rr_index_client,
  * include/rocm-resolve/index.h) share. Only the client's own files include it:
  *
- *   map.c         a small string-keyed hash map (projects, metadata, failures)
  *   client.c      the client: index list, credentials per realm, cache directory,
  *                 options, statistics
  *   get.c         GET through the cache: freshness, revalidation, hash checks,
@@ -28,23 +27,8 @@
 #include <stddef.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/strmap.h"
 #include "rocm-resolve/tags.h"
-
-/* ---- map.c ---- */
-
-struct rr_strmap_slot {
-	char *key;
-	void *val;
-};
-struct rr_strmap {
-	struct rr_strmap_slot *slots;
-	size_t cap, n;
-};
-
-/* the value slot of key; with create, a new slot (value NULL) when absent, else NULL */
-void **rr_strmap_find(struct rr_strmap *m, const char *key, bool create);
-/* frees every key, hands every value to free_val (may be NULL), and the slots */
-void rr_strmap_release(struct rr_strmap *m, void (*free_val)(void *val));
 
 /* ---- client.c ---- */
 

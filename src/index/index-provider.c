@@ -25,6 +25,7 @@
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/specifier.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strmap.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/index-provider.h"
@@ -39,6 +40,7 @@ struct cand_data {
 	bool unknown; /* the dependencies need a build: see rr_candidate.deps_unknown */
 	struct rr_dependency *deps; /* Requires-Dist of meta or dist, each line parsed once */
 	size_t ndeps;
+	bool ruled_out; /* walk_blocks found a line that rules it out for certain */
 };
 
 struct pkg {
@@ -74,7 +76,8 @@ struct want {
 	const struct rr_candidate **walk_next;
 	size_t walk_n;
 	const struct rr_candidate *walk_pick;
-	bool walk_done;      /* it found its release, or was left to the resolver */
+	const struct rr_index_file *walk_at; /* the file whose METADATA it waits for */
+	bool walk_done;                      /* it found its release, or was left to the resolver */
 	bool walk_busy;      /* crawl_walk runs: a hook it causes does not start it again */
 	bool walk_wait;      /* walk_blocks waits for the resolver to meet a project */
 	bool installed_seen; /* the lines of the installed release were followed */
@@ -91,8 +94,9 @@ struct rr_index_provider {
 	struct rr_index_client *client;
 	struct tag_memo *memo; /* open addressing, a power of two */
 	size_t nmemo, cap_memo;
-	struct want **wants;
+	struct want **wants; /* in the order the crawl met them */
 	size_t nwants, cap_wants;
+	struct rr_strmap want_of; /* key -> struct want */
 	struct rr_version pyver; /* the venv's python, for Requires-Python; empty: unknown */
 	bool have_pyver;
 	const struct rr_venv *venv;
@@ -105,17 +109,17 @@ struct rr_index_provider {
 	void *held_ctx;
 	struct pkg **pkgs;
 	size_t npkgs, cap_pkgs;
-	size_t seq; /* projects the resolver has met (want.seq) */
+	struct rr_strmap pkg_of; /* key -> struct pkg */
+	size_t seq;              /* projects the resolver has met (want.seq) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 };
 
 static struct pkg *find_pkg(struct rr_index_provider *ip, const char *key)
 {
-	for (size_t i = 0; i < ip->npkgs; i++)
-		if (strcmp(ip->pkgs[i]->key, key) == 0)
-			return ip->pkgs[i];
-	return NULL;
+	void **slot = rr_strmap_find(&ip->pkg_of, key, false);
+
+	return slot ? *slot : NULL;
 }
 
 
@@ -351,6 +355,7 @@ static rr_err load_pkg(struct rr_index_provider *ip, const char *key, struct pkg
 	RR_PUSH(ip->pkgs, ip->npkgs, ip->cap_pkgs) = rr_xmalloc(sizeof(pk));
 	*ip->pkgs[ip->npkgs - 1] = pk;
 	*ret = ip->pkgs[ip->npkgs - 1];
+	*rr_strmap_find(&ip->pkg_of, pk.key, true) = *ret;
 	return RR_OK;
 }
 
@@ -511,16 +516,15 @@ static bool in_list(const char *const *v, size_t n, const char *key)
 
 static struct want *find_want(struct rr_index_provider *ip, const char *key, bool create)
 {
+	void **slot = rr_strmap_find(&ip->want_of, key, create);
 	struct want *w;
 
-	for (size_t i = 0; i < ip->nwants; i++)
-		if (strcmp(ip->wants[i]->key, key) == 0)
-			return ip->wants[i];
-	if (!create)
-		return NULL;
+	if (!slot || *slot)
+		return slot ? *slot : NULL;
 	w = rr_xcalloc(1, sizeof(*w));
 	w->key = rr_xstrdup(key);
 	RR_PUSH(ip->wants, ip->nwants, ip->cap_wants) = w;
+	*slot = w;
 	return w;
 }
 
@@ -849,8 +853,11 @@ static bool walk_blocks(struct rr_index_provider *ip, struct want *w, const stru
 {
 	bool blocks = false;
 
-	*certain = false;
+	/* for certain is for good: a walk looks at each release again as others come */
+	*certain = d->ruled_out;
 	w->walk_wait = false;
+	if (d->ruled_out)
+		return true;
 	for (size_t i = 0; i < d->ndeps && !*certain; i++) {
 		const struct rr_requirement *r = &d->deps[i].req;
 		const struct want *o = r->spec.n ? find_want(ip, r->key, false) : NULL;
@@ -892,6 +899,8 @@ static bool walk_blocks(struct rr_index_provider *ip, struct want *w, const stru
 						       RR_PRE_POLICY_ALLOW) &&
 				  installed_kept(ip, o, &dist->version);
 	}
+	if (*certain)
+		((struct cand_data *)d)->ruled_out = true;
 	return blocks;
 }
 
@@ -966,6 +975,7 @@ static void crawl_walk(struct rr_index_provider *ip, struct want *w)
 			/* a cached one is in at once: look again */
 			if (!rr_index_metadata_known(ip->client, o->file)) {
 				w->walk_done = false;
+				w->walk_at = o->file;
 				break;
 			}
 		}
@@ -1105,9 +1115,13 @@ static void hook_metadata(void *ctx, const struct rr_index_file *f)
 			continue;
 		crawl_follow(ip, w, d);
 	}
-	for (size_t i = 0; i < ip->nwants; i++)
-		if (ip->wants[i]->walk_from && !ip->wants[i]->walk_done)
-			crawl_walk(ip, ip->wants[i]);
+	/* a walk moves on when the release it waits for is in */
+	for (size_t i = 0; i < ip->nwants; i++) {
+		struct want *w = ip->wants[i];
+		if (w->walk_from && !w->walk_done && w->walk_at &&
+		    (w->walk_at == f || strcmp(w->walk_at->url, f->url) == 0))
+			crawl_walk(ip, w);
+	}
 }
 
 /* the resolver will ask for these soon (the lines of a release it took) */
@@ -1236,6 +1250,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(pk);
 	}
 	free(ip->pkgs);
+	rr_strmap_release(&ip->pkg_of, NULL);
 	for (size_t i = 0; i < ip->cap_memo; i++)
 		free(ip->memo[i].tags);
 	free(ip->memo);
@@ -1255,6 +1270,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(w);
 	}
 	free(ip->wants);
+	rr_strmap_release(&ip->want_of, NULL);
 	rr_version_release(&ip->pyver);
 	for (size_t i = 0; i < ip->nwarnings; i++)
 		free(ip->warnings[i]);

@@ -1,11 +1,12 @@
 /*
- * map.c - a small string-keyed hash map (open addressing, FNV-1a), the client's
- * tables: projects by key, metadata and failures by URL (client-private.h)
+ * strmap.c - a small string-keyed hash map (open addressing, FNV-1a): the index
+ * client's tables (projects by key, metadata and failures by URL) and the
+ * provider's (what the crawl knows of each project)
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/client-private.h"
+#include "rocm-resolve/strmap.h"
 #include "rocm-resolve/util.h"
 
 static size_t hash_str(const char *s)
