@@ -46,7 +46,7 @@ def norm(name):
 def requires(cache_dir, url):
     """the project names a file's METADATA (or PKG-INFO) requires, read back from the run's
     cache (src/index/cache.c: <dir>/http-v2/<k0>/<sha256 of klass NL url>), or None"""
-    for klass in ("wheel-metadata", "sdist-pkginfo"):
+    for klass in ("wheel-metadata", "sdist-metadata"):
         h = hashlib.sha256((klass + "\n" + url).encode()).hexdigest()
         path = os.path.join(cache_dir, "http-v2", h[:1], h)
         try:

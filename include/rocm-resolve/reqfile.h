@@ -152,6 +152,17 @@ struct rr_pyproject_info {
 rr_err rr_pyproject_info_parse(const char *path, const char *text, size_t len,
 			       struct rr_pyproject_info *ret, rr_error *err) RR_WUR;
 void rr_pyproject_info_release(struct rr_pyproject_info *info);
+/*
+ * a pyproject.toml's [project] table as core metadata (PEP 621: a field not listed in
+ * `dynamic` is static, and a build may not change it): Metadata-Version 2.2 text with
+ * Name, Version (the table's, else version), Requires-Python (the table's, else
+ * requires_python when not NULL), Requires-Dist and Provides-Extra. RR_E_UNSUPPORTED,
+ * with why, where only a build knows the dependencies: no [project], dependencies or
+ * optional-dependencies dynamic, a line that is not PEP 508, a file toml++ cannot read
+ */
+rr_err rr_pyproject_core_metadata(const char *path, const char *text, size_t len,
+				  const char *version, const char *requires_python,
+				  struct rr_strbuf *out, rr_error *err) RR_WUR;
 
 /*
  * a directory means its pyproject.toml (if it has [project]) else its

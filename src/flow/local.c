@@ -2,7 +2,8 @@
  * local.c - local projects as requirements: `-e PATH`, `PATH`, `file://` lines and
  * `name @ file://...` whose metadata can be read without a build - a directory's
  * pyproject.toml [project] (dependencies not listed in `dynamic`), a built wheel's
- * METADATA, an sdist's PKG-INFO (Metadata-Version 2.2+, Requires-Dist not Dynamic) - are
+ * METADATA, an sdist's PKG-INFO (Metadata-Version 2.2+, Requires-Dist not Dynamic) or,
+ * where that cannot be trusted, its pyproject.toml's static [project] - are
  * resolved like any requirement: the flow lays a provider over the index one that offers
  * each such project as its only candidate, with the requirements read. Dynamic metadata
  * is said as unknown (the candidate's dependencies are unknown). Paths are taken from the

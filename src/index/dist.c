@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "index/dl-private.h"
 #include "index/index-private.h"
+#include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/util.h"
 
 #define MAX_MEMBER (16u << 20)
@@ -54,18 +56,42 @@ static int pick_pkginfo(const char *path, const char *want_prefix)
 	return 1;
 }
 
-/* data/len in memory, or fd >= 0 */
-static rr_err extract(const void *data, size_t len, int fd, const char *filename,
-		      const char *want_prefix, member_pick pick, int enough, const char *what,
-		      struct rr_strbuf *out, rr_error *err)
+static int pick_pyproject(const char *path, const char *want_prefix)
+{
+	const char *slash = strchr(path, '/');
+
+	(void)want_prefix;
+	return slash && !strchr(slash + 1, '/') && strcmp(slash + 1, "pyproject.toml") == 0;
+}
+
+/* a member extract() looks for: the best found so far (rank), its content */
+struct member {
+	member_pick pick;
+	const char *prefix;
+	int enough; /* a rank nothing after it can beat */
+	const char *what;
+	int best;
+	struct rr_strbuf got;
+};
+
+/* the members found so far are what the caller needs: read no further */
+typedef bool (*members_done)(const struct member *ms, size_t n);
+
+static bool first_done(const struct member *ms, size_t n)
+{
+	(void)n;
+	return ms[0].best >= ms[0].enough;
+}
+
+/* data/len in memory, or fd >= 0: the members ms[0..n) (ms[0] must be found) */
+static rr_err extract(const void *data, size_t len, int fd, const char *filename, struct member *ms,
+		      size_t n, members_done done, rr_error *err)
 {
 	struct archive *a;
 	struct archive_entry *ent;
-	int best = 0;
 	int r;
 	rr_err rc = RR_OK;
 	unsigned long long passed = 0;
-	RR_AUTO_STRBUF struct rr_strbuf got = RR_STRBUF_INIT;
 
 	if (rr_archive_load(err) != RR_OK)
 		return RR_E_ENV;
@@ -81,21 +107,26 @@ static rr_err extract(const void *data, size_t len, int fd, const char *filename
 	}
 	while ((r = rr_archive.read_next_header(a, &ent)) == ARCHIVE_OK) {
 		const char *path = rr_archive.entry_pathname(ent);
-		int rank;
+		struct member *m = NULL;
+		int rank = 0;
 		la_int64_t size;
 		if (!path)
 			continue;
 		if (path[0] == '.' && path[1] == '/')
 			path += 2;
-		rank = pick(path, want_prefix);
+		for (size_t i = 0; i < n && !m; i++) {
+			rank = ms[i].pick(path, ms[i].prefix);
+			if (rank > ms[i].best)
+				m = &ms[i];
+		}
 		size = rr_archive.entry_size_is_set(ent) ? rr_archive.entry_size(ent) : -1;
-		if (rank <= best) {
+		if (!m) {
 			/* skipping it may mean inflating it: bounded */
 			passed += size > 0 ? (unsigned long long)size : 0;
 			if (passed > MAX_SCAN) {
 				rc = rr_fail(err, RR_E_LIMIT,
 					     "%s: no %s within the first %llu MiB of its content",
-					     filename, what, MAX_SCAN >> 20);
+					     filename, ms[0].what, MAX_SCAN >> 20);
 				goto out;
 			}
 			continue;
@@ -105,41 +136,151 @@ static rr_err extract(const void *data, size_t len, int fd, const char *filename
 				     path, MAX_MEMBER);
 			goto out;
 		}
-		rr_strbuf_reset(&got);
+		rr_strbuf_reset(&m->got);
 		for (;;) {
 			char buf[16384];
-			la_ssize_t n = rr_archive.read_data(a, buf, sizeof(buf));
-			if (n == 0)
+			la_ssize_t k = rr_archive.read_data(a, buf, sizeof(buf));
+			if (k == 0)
 				break;
-			if (n < 0) {
+			if (k < 0) {
+				/* cut off (a head): as if never met */
+				if (m != ms)
+					break;
 				rc = rr_fail(err, RR_E_ARCHIVE, "%s: cannot read %s: %s", filename,
 					     path, rr_archive.error_string(a));
 				goto out;
 			}
-			if (got.len + (size_t)n > MAX_MEMBER) {
+			if (m->got.len + (size_t)k > MAX_MEMBER) {
 				rc = rr_fail(err, RR_E_LIMIT, "%s: %s is larger than %u bytes",
 					     filename, path, MAX_MEMBER);
 				goto out;
 			}
-			rr_strbuf_add(&got, buf, (size_t)n);
+			rr_strbuf_add(&m->got, buf, (size_t)k);
 		}
-		best = rank;
-		if (rank >= enough)
-			break; /* nothing after it can be better: never inflate the rest */
+		if (m != ms && size >= 0 && m->got.len != (size_t)size)
+			continue;
+		m->best = rank;
+		if (done(ms, n))
+			break; /* never inflate the rest */
 	}
-	if (r != ARCHIVE_EOF && r != ARCHIVE_OK && best == 0) {
+	if (r != ARCHIVE_EOF && r != ARCHIVE_OK && ms[0].best == 0) {
 		rc = rr_fail(err, RR_E_ARCHIVE, "%s: damaged archive: %s", filename,
 			     rr_archive.error_string(a));
 		goto out;
 	}
-	if (!best) {
-		rc = rr_fail(err, RR_E_ARCHIVE, "%s: no %s inside", filename, what);
-		goto out;
-	}
-	rr_strbuf_reset(out);
-	rr_strbuf_add(out, got.buf, got.len);
+	if (!ms[0].best)
+		rc = rr_fail(err, RR_E_ARCHIVE, "%s: no %s inside", filename, ms[0].what);
 out:
 	rr_archive.read_free(a);
+	return rc;
+}
+
+/* one member, the best-ranked */
+static rr_err extract_one(const void *data, size_t len, int fd, const char *filename,
+			  const char *prefix, member_pick pick, int enough, const char *what,
+			  struct rr_strbuf *out, rr_error *err)
+{
+	struct member m = {pick, prefix, enough, what, 0, RR_STRBUF_INIT};
+	rr_err rc = extract(data, len, fd, filename, &m, 1, first_done, err);
+
+	if (!rc) {
+		rr_strbuf_reset(out);
+		rr_strbuf_add(out, m.got.buf, m.got.len);
+	}
+	rr_strbuf_release(&m.got);
+	return rc;
+}
+
+/* an sdist: PKG-INFO, and its pyproject.toml unless PKG-INFO can be trusted */
+static bool sdist_done(const struct member *ms, size_t n)
+{
+	const char *why;
+
+	(void)n;
+	return ms[0].best &&
+	       (ms[1].best || rr_dist_pkginfo_static(ms[0].got.buf, ms[0].got.len, &why));
+}
+
+/* the version an sdist's filename carries: "{name}-{version}.tar.gz" */
+static char *sdist_version(const char *filename)
+{
+	const char *dash = strrchr(filename, '-');
+	size_t n = dash ? strlen(dash + 1) : 0;
+
+	if (n > 7 && strcmp(dash + 1 + n - 7, ".tar.gz") == 0)
+		n -= 7;
+	else if (n > 4 && strcasecmp(dash + 1 + n - 4, ".zip") == 0)
+		n -= 4;
+	return dash ? rr_xstrndup(dash + 1, n) : rr_xstrdup("0");
+}
+
+/* a header of an RFC 822 block: its value (first line), or NULL */
+static char *header_value(const char *text, size_t len, const char *name)
+{
+	size_t k = strlen(name);
+	const char *p = text, *end = text + len;
+
+	while (p < end && *p != '\n' && *p != '\r') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		if ((size_t)(e - p) > k && strncasecmp(p, name, k) == 0 && p[k] == ':') {
+			const char *v = p + k + 1;
+			while (v < e && (*v == ' ' || *v == '\t'))
+				v++;
+			while (e > v && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			return rr_xstrndup(v, (size_t)(e - v));
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+/*
+ * an sdist's core metadata: its PKG-INFO where the dependencies in it are static (PEP
+ * 643); else, where its pyproject.toml has a [project] table whose dependencies are
+ * not dynamic, that table (PEP 621: a build may not change them; meson-python and
+ * older setuptools write Metadata-Version 2.1, and meson-python writes PKG-INFO last);
+ * else PKG-INFO as it is (the dependencies unknown). With no PKG-INFO found (a head
+ * that stops before it), a static pyproject.toml is enough.
+ */
+static rr_err sdist_meta(const void *data, size_t len, int fd, const char *filename,
+			 struct rr_strbuf *out, rr_error *err)
+{
+	struct member ms[2] = {
+	    {pick_pkginfo, NULL, 1, "PKG-INFO", 0, RR_STRBUF_INIT},
+	    {pick_pyproject, NULL, 1, "pyproject.toml", 0, RR_STRBUF_INIT},
+	};
+	const char *why;
+	rr_err rc = extract(data, len, fd, filename, ms, 2, sdist_done, err);
+
+	if ((!rc && !rr_dist_pkginfo_static(ms[0].got.buf, ms[0].got.len, &why)) ||
+	    (rc == RR_E_ARCHIVE && !ms[0].best)) {
+		RR_AUTOFREE char *version = ms[0].best ? header_value(ms[0].got.buf, ms[0].got.len,
+								      "Version")
+						       : NULL;
+		RR_AUTOFREE char *pyreq = ms[0].best ? header_value(ms[0].got.buf, ms[0].got.len,
+								    "Requires-Python")
+						     : NULL;
+		RR_AUTOFREE char *path = rr_xasprintf("%s/pyproject.toml", filename);
+		RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
+		if (!version)
+			version = sdist_version(filename);
+		if (ms[1].best && rr_pyproject_core_metadata(path, ms[1].got.buf, ms[1].got.len,
+							     version, pyreq, &md, NULL) == RR_OK) {
+			if (rc && err)
+				rr_error_release(err);
+			rc = RR_OK;
+			rr_strbuf_reset(&ms[0].got);
+			rr_strbuf_add(&ms[0].got, md.buf, md.len);
+		}
+	}
+	if (!rc) {
+		rr_strbuf_reset(out);
+		rr_strbuf_add(out, ms[0].got.buf, ms[0].got.len);
+	}
+	rr_strbuf_release(&ms[0].got);
+	rr_strbuf_release(&ms[1].got);
 	return rc;
 }
 
@@ -153,14 +294,14 @@ rr_err rr_dist_wheel_metadata(const void *data, size_t len, const char *filename
 
 	if (d2)
 		prefix = rr_xasprintf("%.*s.dist-info/", (int)(d2 - filename), filename);
-	return extract(data, len, -1, filename, prefix, pick_metadata, 2, "*.dist-info/METADATA",
-		       out, err);
+	return extract_one(data, len, -1, filename, prefix, pick_metadata, 2,
+			   "*.dist-info/METADATA", out, err);
 }
 
 rr_err rr_dist_sdist_pkginfo(const void *data, size_t len, const char *filename,
 			     struct rr_strbuf *out, rr_error *err)
 {
-	return extract(data, len, -1, filename, NULL, pick_pkginfo, 1, "PKG-INFO", out, err);
+	return sdist_meta(data, len, -1, filename, out, err);
 }
 
 rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *out,
@@ -169,7 +310,7 @@ rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		return rr_fail(err, RR_E_IO, "%s: cannot rewind the download: %s", filename,
 			       strerror(errno));
-	return extract(NULL, 0, fd, filename, NULL, pick_pkginfo, 1, "PKG-INFO", out, err);
+	return sdist_meta(NULL, 0, fd, filename, out, err);
 }
 
 /* len bytes at off, exactly */

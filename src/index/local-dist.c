@@ -2,7 +2,8 @@
  * local-dist.c - the core metadata of a distribution file on disk (a requirement line
  * that names ./dist/x-1.0-py3-none-any.whl, an sdist, or a file:// URL of one), read as
  * the index reads a downloaded one: the wheel's METADATA by its central directory, the
- * sdist's PKG-INFO, and whether that PKG-INFO may be trusted (PEP 643).
+ * sdist's PKG-INFO (or, where that cannot be trusted, the static [project] of its
+ * pyproject.toml: dist.c), and whether what it read may be trusted (PEP 643).
  */
 #include <fcntl.h>
 #include <string.h>

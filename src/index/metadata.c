@@ -127,7 +127,7 @@ void rr_index_meta_absorb(struct rr_index_client *c, const struct rr_index_file 
 		rr_url_split_userinfo(f->url, &plain, NULL);
 		ce.url = plain;
 		rr_strbuf_add(&ce.body, md->buf, md->len);
-		rr_index_store_later(c, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo", f->url,
+		rr_index_store_later(c, f->is_wheel ? "wheel-metadata" : "sdist-metadata", f->url,
 				     &ce);
 	}
 	meta_record(c, f, md->buf, md->len);
@@ -333,7 +333,7 @@ void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_fil
 	if (!f->has_metadata && c->cache_dir) {
 		/* an earlier run may have extracted it already */
 		struct rr_cache_entry ce = {.max_age = -1, .body = RR_STRBUF_INIT};
-		if (rr_cache_load(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-pkginfo",
+		if (rr_cache_load(c->cache_dir, f->is_wheel ? "wheel-metadata" : "sdist-metadata",
 				  f->url, &ce, NULL) == RR_OK) {
 			c->cache_hits++;
 			meta_record(c, f, ce.body.buf, ce.body.len);

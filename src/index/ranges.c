@@ -14,10 +14,12 @@
  * there. A .zip sdist is read like a wheel (its member is <top>/PKG-INFO). A
  * .tar.gz has no directory: its first 60 KiB are asked for, and PKG-INFO, which
  * setuptools writes among the first members, is read out of that truncated
- * stream; when it is not there the head grows once (to 256 KiB: Pillow 9.5.0's
- * sdist has 185 KB of CHANGES before it), and past that the whole file comes
- * (builders other than setuptools write PKG-INFO last: scikit-image 0.21.0's
- * meson-python sdist, 22.7 MB, took four heads of 60 KiB to 4 MiB before it).
+ * stream; when it is not there the head grows (to 256 KiB: Pillow 9.5.0's
+ * sdist has 185 KB of CHANGES before it; then to 1 MiB), and past that the whole
+ * file comes (builders other than setuptools write PKG-INFO last). Where PKG-INFO
+ * does not make the dependencies static, a pyproject.toml whose [project] does is
+ * read instead (dist.c): scikit-image 0.21.0's meson-python sdist is 22.7 MB, and
+ * its pyproject.toml lies within the first MiB.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,10 +91,12 @@ struct tail_hint {
  * dist-info first: fastapi) teaches the next wheel of its project to ask for its start
  * instead of its end: METADATA in one request, not the end's then the member's */
 #define ZIPHEAD_MAX (64u * 1024)
-/* the head grows to this once when PKG-INFO is not in it; then the whole file.
- * Larger heads (1 and 4 MiB) found nothing the whole file would not have: on
- * webui-forge they cost 3.9 MB and 0.45 s of round trips before it */
-#define HEAD_MAX (256u << 10)
+/* the head grows to 256 KiB, then to this, while neither PKG-INFO nor a static
+ * pyproject.toml is in it; then the whole file. scikit-image 0.21.0's meson-python
+ * sdist (22.7 MB, PKG-INFO last, Metadata-Version 2.1) has its pyproject.toml about
+ * 0.8 MB in: webui-forge fetched the whole file to learn nothing. Looking for PKG-INFO
+ * alone, 1 and 4 MiB heads found nothing the whole file would not have */
+#define HEAD_MAX (1u << 20)
 
 /* the project a dist's filename names (its first part, normalised as a key) */
 static char *hint_key(const struct rr_index_file *f)

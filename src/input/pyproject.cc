@@ -24,6 +24,7 @@ extern "C" {
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/requirement.h"
+#include "rocm-resolve/specifier.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tomledit.h"
 }
@@ -421,6 +422,146 @@ extern "C" rr_err rr_pyproject_info_parse(const char *path, const char *text, si
 		return rr_fail_at(err, RR_E_PARSE, path, (unsigned)e.source().begin.line,
 				  (unsigned)e.source().begin.column, nullptr, "%s",
 				  std::string(e.description()).c_str());
+	} catch (const std::bad_alloc &) {
+		fputs("rocm-resolve: out of memory\n", stderr);
+		abort();
+	} catch (const std::exception &e) {
+		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
+	}
+}
+
+/* one PEP 508 line of [project] as a Requires-Dist value, under extra when given; false
+ * when it is not PEP 508 (a build would refuse it) */
+static bool requires_dist(const toml::node &n, const char *extra, struct rr_strbuf *out)
+{
+	struct rr_requirement r = {};
+	rr_error e = RR_ERROR_INIT;
+	struct rr_marker *m;
+
+	if (!n.is_string() || rr_requirement_parse(n.as_string()->get().c_str(), &r, &e) != RR_OK) {
+		rr_error_release(&e);
+		return false;
+	}
+	m = r.marker;
+	r.marker = nullptr;
+	size_t at = out->len;
+	rr_strbuf_adds(out, "Requires-Dist: ");
+	rr_requirement_format(&r, out);
+	if (m || extra) {
+		rr_strbuf_adds(out, "; ");
+		if (m && extra)
+			rr_strbuf_adds(out, "(");
+		if (m)
+			rr_marker_format(m, out);
+		if (m && extra)
+			rr_strbuf_adds(out, ") and ");
+		if (extra)
+			rr_strbuf_addf(out, "extra == \"%s\"", extra);
+	}
+	r.marker = m;
+	rr_requirement_release(&r);
+	/* a quoted marker value may hold a line break: not a header line any more */
+	if (memchr(out->buf + at, '\n', out->len - at) ||
+	    memchr(out->buf + at, '\r', out->len - at)) {
+		out->len = at;
+		out->buf[at] = '\0';
+		return false;
+	}
+	rr_strbuf_adds(out, "\n");
+	return true;
+}
+
+/* a header value: one line, printable */
+static bool one_line(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+extern "C" rr_err rr_pyproject_core_metadata(const char *path, const char *text, size_t len,
+					     const char *version, const char *requires_python,
+					     struct rr_strbuf *out, rr_error *err)
+{
+	static const char *const unknown = "the dependencies are only known after a build";
+
+	if (len > RR_REQFILE_MAX_SIZE)
+		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
+				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
+	try {
+		toml::table root = toml::parse(std::string_view(text, len), std::string_view(path));
+		const toml::table *project = root["project"].as_table();
+		const toml::node *nm = project ? project->get("name") : nullptr;
+		const toml::node *deps = project ? project->get("dependencies") : nullptr;
+		const toml::node *opt = project ? project->get("optional-dependencies") : nullptr;
+		const toml::node *v = project ? project->get("version") : nullptr;
+		const toml::node *rp = project ? project->get("requires-python") : nullptr;
+		struct rr_strbuf md = RR_STRBUF_INIT;
+		rr_err rc = RR_OK;
+
+		if (!project || !nm || !nm->is_string())
+			return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+					  "no [project] name: %s", unknown);
+		if (is_dynamic(*project, "dependencies") ||
+		    is_dynamic(*project, "optional-dependencies"))
+			return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+					  "[project] lists them as dynamic: %s", unknown);
+		if ((deps && !deps->is_array()) || (opt && !opt->is_table()) ||
+		    (v && !v->is_string()) || (rp && !rp->is_string()))
+			return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+					  "[project] is malformed: %s", unknown);
+		if (v)
+			version = v->as_string()->get().c_str();
+		if (rp)
+			requires_python = rp->as_string()->get().c_str();
+		{
+			const std::string &name = nm->as_string()->get();
+			struct rr_specset pyspec = {};
+			rr_error e = RR_ERROR_INIT;
+			bool pyok = !requires_python ||
+				    rr_specset_parse(requires_python, &pyspec, &e) == RR_OK;
+			rr_specset_release(&pyspec);
+			rr_error_release(&e);
+			if (!rr_name_is_valid(name.data(), name.size()) || !one_line(version) ||
+			    !pyok)
+				return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+						  "[project] is malformed: %s", unknown);
+		}
+		rr_strbuf_addf(&md, "Metadata-Version: 2.2\nName: %s\nVersion: %s\n",
+			       nm->as_string()->get().c_str(), version);
+		if (requires_python)
+			rr_strbuf_addf(&md, "Requires-Python: %s\n", requires_python);
+		for (const toml::node &d : deps ? *deps->as_array() : toml::array{})
+			if (!rc && !requires_dist(d, nullptr, &md))
+				rc = rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+						"a dependency is not PEP 508: %s", unknown);
+		for (auto &&[k, lines] : opt ? *opt->as_table() : toml::table{}) {
+			std::string extra = normalize(k.str());
+			if (rc)
+				break;
+			if (!lines.is_array() ||
+			    !rr_name_is_valid(k.str().data(), k.str().size())) {
+				rc = rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+						"[project] is malformed: %s", unknown);
+				break;
+			}
+			rr_strbuf_addf(&md, "Provides-Extra: %s\n", extra.c_str());
+			for (const toml::node &d : *lines.as_array())
+				if (!rc && !requires_dist(d, extra.c_str(), &md))
+					rc = rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
+							"a dependency is not PEP 508: %s", unknown);
+		}
+		if (!rc) {
+			rr_strbuf_reset(out);
+			rr_strbuf_add(out, md.buf, md.len);
+		}
+		rr_strbuf_release(&md);
+		return rc;
+	} catch (const toml::parse_error &e) {
+		return rr_fail_at(err, RR_E_UNSUPPORTED, path, (unsigned)e.source().begin.line,
+				  (unsigned)e.source().begin.column, nullptr, "%s: %s",
+				  std::string(e.description()).c_str(), unknown);
 	} catch (const std::bad_alloc &) {
 		fputs("rocm-resolve: out of memory\n", stderr);
 		abort();

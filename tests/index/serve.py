@@ -49,6 +49,10 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/zerosfirst/<mib>/... the same with the zeros before PKG-INFO
   /_fault/noisefirst/<kib>/... the same with <kib> KiB that do not compress before PKG-INFO
                               (instead of the zeros)
+  /_fault/pyprojectlast/<kib>/... the same sdist as meson-python writes one: <kib> KiB that do
+                              not compress, pyproject.toml with a static [project] (idna>=2,
+                              extra "socks": PySocks), 1 MiB more, PKG-INFO 2.1 last
+  /_fault/pyprojectdyn/<kib>/... the same with the dependencies dynamic
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
 password is not in the URL, as on a real private index: a plan may name the URL)
@@ -419,17 +423,34 @@ def project_html(idx, key, rels, entries, base=None):
     return ("\n".join(out) + "\n").encode()
 
 
-def noise_sdist(name, kib):
+def noise_sdist(name, kib, pyproject=None):
     """a .tar.gz: <top>/noise.bin of kib KiB that do not compress, then <top>/PKG-INFO
-    (2.2, static): PKG-INFO lies about kib KiB into the compressed file"""
+    (2.2, static): PKG-INFO lies about kib KiB into the compressed file. pyproject:
+    meson-python's order instead (the pyproject.toml after the noise, 1 MiB more noise,
+    then PKG-INFO 2.1), its dependencies static ("pyprojectlast") or dynamic"""
     import gzip
     top = name[: -len(".tar.gz")]
-    pkginfo = (f"Metadata-Version: 2.2\nName: {top.rsplit('-', 1)[0]}\nVersion: 0.1\n"
+    pname = top.rsplit('-', 1)[0]
+    pkginfo = (f"Metadata-Version: 2.2\nName: {pname}\nVersion: 0.1\n"
                "Requires-Dist: idna\n\n").encode()
     noise = b"".join(hashlib.sha256(i.to_bytes(4, "little")).digest() for i in range(kib * 32))
+    members = [(f"{top}/noise.bin", noise), (f"{top}/PKG-INFO", pkginfo)]
+    if pyproject:
+        dyn = 'dynamic = ["version", "dependencies"]' if pyproject == "pyprojectdyn" else \
+            'dynamic = ["version"]\ndependencies = ["idna>=2"]'
+        toml = (f'[build-system]\nrequires = ["meson-python"]\nbuild-backend = "mesonpy"\n\n'
+                f'[project]\nname = "{pname}"\nrequires-python = ">=3.8"\n{dyn}\n\n'
+                '[project.optional-dependencies]\n'
+                'Socks = [\'PySocks>=1.5 ; python_version >= "3"\']\n').encode()
+        more = b"".join(hashlib.sha256(b"m" + i.to_bytes(4, "little")).digest()
+                        for i in range(32 * 1024))
+        members = [(f"{top}/noise.bin", noise), (f"{top}/pyproject.toml", toml),
+                   (f"{top}/zz-more.bin", more),
+                   (f"{top}/PKG-INFO", f"Metadata-Version: 2.1\nName: {pname}\nVersion: 0.1\n"
+                    "Requires-Python: >=3.8\n\n".encode())]
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as t:
-        for n, data in ((f"{top}/noise.bin", noise), (f"{top}/PKG-INFO", pkginfo)):
+        for n, data in members:
             ti = tarfile.TarInfo(n)
             ti.size, ti.mtime, ti.mode = len(data), 1704067200, 0o644
             t.addfile(ti, io.BytesIO(data))
@@ -688,12 +709,16 @@ def make_handler(state):
                     self.params.setdefault("slow", []).append((int(m.group(1)), m.group(2)))
                     rest = m.group(3)
                     continue
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst|noisefirst)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst|noisefirst|pyprojectlast|pyprojectdyn)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":
                         time.sleep(n / 1000.0)
-                    elif kind in ("many", "zeros", "zerosfirst", "noisefirst"):
+                    elif kind in ("many", "zeros", "zerosfirst", "noisefirst", "pyprojectlast",
+                                  "pyprojectdyn"):
+                        if kind in ("pyprojectlast", "pyprojectdyn"):
+                            self.params["pyproject"] = kind
+                            kind = "noisefirst"
                         if kind == "noisefirst":
                             faults.add("zeros")
                             self.params["noise"] = True
@@ -873,11 +898,11 @@ def make_handler(state):
                 return self.send(200, corrupt(ent[2], faults), "application/octet-stream", cc, faults)
             if "zeros" in faults and fn.endswith("-0.1.tar.gz"):
                 k = (fn, self.params["zeros"], self.params.get("first", False),
-                     self.params.get("noise", False))
+                     self.params.get("noise", False), self.params.get("pyproject"))
                 with state.lock:
                     blob = state.blobs.get(k)
                 if blob is None and self.params.get("noise"):
-                    blob = noise_sdist(fn, self.params["zeros"])
+                    blob = noise_sdist(fn, self.params["zeros"], self.params.get("pyproject"))
                 elif blob is None:
                     blob = zeros_sdist(fn, self.params["zeros"], self.params.get("first", False))
                     with state.lock:

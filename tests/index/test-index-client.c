@@ -20,6 +20,7 @@
 #include "index/index-private.h"
 #include "rocm-resolve/index-provider.h"
 #include "rocm-resolve/index.h"
+#include "rocm-resolve/metadata.h"
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/resolve.h"
 #include "rocm-resolve/tags.h"
@@ -759,19 +760,71 @@ static void test_sdist_scan_bound(void **state)
 	assert_non_null(strstr(err.msg, "256 MiB"));
 	assert_non_null(strstr(err.msg, "without a build"));
 	rr_error_release(&err);
-	/* not in the heads of 60 and 256 KiB: then the whole file (~300 KiB compressed) */
+	/* not in the heads of 60 and 256 KiB: the third, up to 1 MiB, holds the rest of
+	 * the file (~300 KiB compressed) */
 	rr_index_client_stats(c, &st);
-	assert_int_equal(st.range_requests, 2);
-	assert_int_equal(st.whole_files, 1);
+	assert_int_equal(st.range_requests, 3);
+	assert_int_equal(st.whole_files, 0);
 	rr_index_client_free(c);
 
 	/* PKG-INFO last, after 5 MB (builders other than setuptools write it last): past
-	 * the 256 KiB head the whole file comes at once; before, heads of 1 and 4 MiB
-	 * came first (4 round trips, 4 MiB more) */
+	 * the heads of 256 KiB and 1 MiB (where a static pyproject.toml may be: see
+	 * test_sdist_pyproject) the whole file comes at once */
 	read_metadata("/_fault/noisefirst/5000/simple", "idna", "Requires-Dist: idna\n", &st);
-	assert_int_equal(st.range_requests, 2);
+	assert_int_equal(st.range_requests, 3);
 	assert_int_equal(st.whole_files, 1);
-	assert_true(st.bytes < 5500 * 1024);
+	assert_true(st.bytes < 6500 * 1024);
+}
+
+/*
+ * an sdist whose PKG-INFO cannot be trusted (2.1, and last in the file, as meson-python
+ * writes it) but whose pyproject.toml has a static [project]: the dependencies are
+ * read from there (PEP 621), within the first MiB, and are known. Dynamic there: unknown,
+ * after the whole file
+ */
+static void test_sdist_pyproject(void **state)
+{
+	struct rr_index_client *c;
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	struct rr_metadata m = RR_METADATA_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	/* pyproject.toml ~600 KiB in: heads of 60 KiB, 256 KiB and 1 MiB, never the rest
+	 * (1.6 MiB) */
+	read_metadata("/_fault/pyprojectlast/600/simple", "idna",
+		      "Metadata-Version: 2.2\nName: idna\nVersion: 0.1\n", &st);
+	assert_int_equal(st.range_requests, 3);
+	assert_int_equal(st.whole_files, 0);
+	assert_true(st.bytes < 1100 * 1024);
+
+	c = client(NULL, 1, "/_fault/pyprojectlast/600/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_int_equal(rr_metadata_parse(txt, len, "t", &m, &err), RR_OK);
+	assert_string_equal(m.requires_python, ">=3.8");
+	assert_int_equal(m.nrequires_dist, 2);
+	assert_string_equal(m.requires_dist[0], "idna>=2");
+	/* the extra's name normalised (PEP 685), its marker kept beside it */
+	assert_string_equal(m.requires_dist[1],
+			    "PySocks>=1.5; (python_version >= \"3\") and extra == \"socks\"");
+	assert_non_null(strstr(txt, "Provides-Extra: socks\n"));
+	rr_metadata_release(&m);
+	rr_index_client_free(c);
+
+	/* the same with the dependencies dynamic: PKG-INFO 2.1 decides (whole file) */
+	c = client(NULL, 1, "/_fault/pyprojectdyn/600/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err),
+			 RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "predates Metadata-Version 2.2"));
+	rr_error_release(&err);
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.whole_files, 1);
+	rr_index_client_free(c);
 }
 
 /* a .zip sdist is read like a wheel: its directory, then only <top>/PKG-INFO */
@@ -1874,6 +1927,7 @@ int main(void)
 	    cmocka_unit_test(test_fetch_layer),
 	    cmocka_unit_test(test_range_metadata),
 	    cmocka_unit_test(test_sdist_scan_bound),
+	    cmocka_unit_test(test_sdist_pyproject),
 	    cmocka_unit_test(test_zip_sdist_ranges),
 	    cmocka_unit_test(test_page_cap),
 	    cmocka_unit_test(test_failure_cache),
