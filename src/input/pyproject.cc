@@ -391,14 +391,25 @@ extern "C" rr_err rr_pyproject_load(struct rr_reqset *set, const char *path,
 	return rc;
 }
 
-extern "C" rr_err rr_pyproject_info_parse(const char *path, const char *text, size_t len,
-					  struct rr_pyproject_info *ret, rr_error *err)
+/* a pyproject.toml from memory, bounded, parsed: load(root) */
+template <class F>
+static rr_err parse_pyproject(const char *path, const char *text, size_t len, rr_error *err,
+			      F &&load)
 {
+	rr_toml::source src;
+
 	if (len > RR_REQFILE_MAX_SIZE)
 		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
 				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
-	try {
-		toml::table root = toml::parse(std::string_view(text, len), std::string_view(path));
+	src.path = path;
+	src.text = std::string_view(text, len);
+	return src.parse(err, load);
+}
+
+extern "C" rr_err rr_pyproject_info_parse(const char *path, const char *text, size_t len,
+					  struct rr_pyproject_info *ret, rr_error *err)
+{
+	return parse_pyproject(path, text, len, err, [&](const toml::table &root) {
 		const toml::table *project = root["project"].as_table();
 		struct rr_pyproject_info info = {};
 		if (!project)
@@ -418,16 +429,7 @@ extern "C" rr_err rr_pyproject_info_parse(const char *path, const char *text, si
 		info.extras_dynamic = is_dynamic(*project, "optional-dependencies");
 		*ret = info;
 		return RR_OK;
-	} catch (const toml::parse_error &e) {
-		return rr_fail_at(err, RR_E_PARSE, path, (unsigned)e.source().begin.line,
-				  (unsigned)e.source().begin.column, nullptr, "%s",
-				  std::string(e.description()).c_str());
-	} catch (const std::bad_alloc &) {
-		fputs("rocm-resolve: out of memory\n", stderr);
-		abort();
-	} catch (const std::exception &e) {
-		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
-	}
+	});
 }
 
 /* one PEP 508 line of [project] as a Requires-Dist value, under extra when given; false
@@ -486,11 +488,7 @@ extern "C" rr_err rr_pyproject_core_metadata(const char *path, const char *text,
 {
 	static const char *const unknown = "the dependencies are only known after a build";
 
-	if (len > RR_REQFILE_MAX_SIZE)
-		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
-				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
-	try {
-		toml::table root = toml::parse(std::string_view(text, len), std::string_view(path));
+	rr_err res = parse_pyproject(path, text, len, err, [&](const toml::table &root) {
 		const toml::table *project = root["project"].as_table();
 		const toml::node *nm = project ? project->get("name") : nullptr;
 		const toml::node *deps = project ? project->get("dependencies") : nullptr;
@@ -558,16 +556,17 @@ extern "C" rr_err rr_pyproject_core_metadata(const char *path, const char *text,
 		}
 		rr_strbuf_release(&md);
 		return rc;
-	} catch (const toml::parse_error &e) {
-		return rr_fail_at(err, RR_E_UNSUPPORTED, path, (unsigned)e.source().begin.line,
-				  (unsigned)e.source().begin.column, nullptr, "%s: %s",
-				  std::string(e.description()).c_str(), unknown);
-	} catch (const std::bad_alloc &) {
-		fputs("rocm-resolve: out of memory\n", stderr);
-		abort();
-	} catch (const std::exception &e) {
-		return rr_fail(err, RR_E_INTERNAL, "%s: %s", path, e.what());
+	});
+
+	/* a pyproject.toml that does not parse: its build would fail, as good as unknown */
+	if (res == RR_E_PARSE) {
+		if (err) {
+			err->code = RR_E_UNSUPPORTED;
+			rr_error_prefix(err, "%s: ", unknown);
+		}
+		res = RR_E_UNSUPPORTED;
 	}
+	return res;
 }
 
 extern "C" void rr_pyproject_info_release(struct rr_pyproject_info *info)
