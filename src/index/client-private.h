@@ -124,6 +124,7 @@ struct rr_index_get {
 	bool immutable;            /* its file's URL carries a hash: never changes */
 	char *range;     /* owned; CURLOPT_RANGE */
 	bool spill;      /* a whole body goes to a temp file (fd) */
+	bool spill_partial; /* with spill, so does a 206 body */
 	size_t spill_over; /* so does one announced larger than this */
 	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
 	/* out */

@@ -247,7 +247,7 @@ static long long now_ms(void)
 }
 
 /* an unlinked file in $TMPDIR (else /tmp): gone when closed, whatever happens */
-static int temp_fd(void)
+int rr_fetch_temp_fd(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path;
@@ -284,11 +284,13 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 		rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
 		if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK)
 			cl = -1;
-		s->spill_state = status == 200 && (r->spill || (r->spill_over && cl > 0 &&
-								 (unsigned long long)cl > r->spill_over))
-					 ? 2
-					 : 1;
-		if (s->spill_state == 2 && r->fd < 0 && (r->fd = temp_fd()) < 0) {
+		s->spill_state = (status == 200 &&
+				  (r->spill || (r->spill_over && cl > 0 &&
+						(unsigned long long)cl > r->spill_over))) ||
+					 (status == 206 && r->spill && r->spill_partial)
+				     ? 2
+				     : 1;
+		if (s->spill_state == 2 && r->fd < 0 && (r->fd = rr_fetch_temp_fd()) < 0) {
 			s->io_error = true;
 			s->io_errno = errno;
 			return 0;

@@ -455,19 +455,20 @@ void rr_index_get_start(struct rr_index_client *c, struct rr_index_get *g)
 		return;
 	}
 	g->fetch = (struct rr_fetch){
-		.url = g->url,
-		.userpwd = g->userpwd,
-		.accept = g->accept,
-		.max_body = g->max_body,
-		.if_none_match = g->have_ce ? g->ce.etag : NULL,
-		.if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
-		.range = g->range,
-		.spill = g->spill,
-		.spill_over = g->spill_over,
-		.head = g->head,
-		.priority = g->priority,
-		.done = get_fetched,
-		.done_ud = g,
+	    .url = g->url,
+	    .userpwd = g->userpwd,
+	    .accept = g->accept,
+	    .max_body = g->max_body,
+	    .if_none_match = g->have_ce ? g->ce.etag : NULL,
+	    .if_modified_since = g->have_ce ? g->ce.last_modified : NULL,
+	    .range = g->range,
+	    .spill = g->spill,
+	    .spill_partial = g->spill_partial,
+	    .spill_over = g->spill_over,
+	    .head = g->head,
+	    .priority = g->priority,
+	    .done = get_fetched,
+	    .done_ud = g,
 	};
 	rr_fetch_submit(c->fetcher, &g->fetch);
 }

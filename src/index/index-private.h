@@ -56,6 +56,8 @@ struct rr_fetch_opts {
 
 /* CLOCK_MONOTONIC in milliseconds: the clock of every deadline */
 long long rr_fetch_now_ms(void);
+/* an unlinked file in $TMPDIR (else /tmp), gone when closed; -1 with errno */
+int rr_fetch_temp_fd(void);
 
 struct rr_fetch {
 	/* in */
@@ -66,6 +68,7 @@ struct rr_fetch {
 	size_t max_body;      /* 0: 64 MiB */
 	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
 	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
+	bool spill_partial;   /* with spill, so does a 206 body (a large range) */
 	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none) */
 	bool head;            /* HEAD: the headers only (content_length says the size) */
 	int priority;         /* among those waiting to start, the highest goes first */

@@ -21,9 +21,11 @@
  * read instead (dist.c): scikit-image 0.21.0's meson-python sdist is 22.7 MB, and
  * its pyproject.toml lies within the first MiB.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "index/client-private.h"
 #include "rocm-resolve/name.h"
@@ -32,7 +34,7 @@
 
 #define DIST_MAX (2ull << 30)
 
-enum { ST_HEAD, ST_ZIPHEAD, ST_TAIL, ST_CD, ST_MEMBER, ST_WHOLE, ST_DONE };
+enum { ST_HEAD, ST_CHUNK, ST_ZIPHEAD, ST_TAIL, ST_CD, ST_MEMBER, ST_WHOLE, ST_DONE };
 
 struct rr_index_dist_job {
 	const struct rr_index_file *f;
@@ -50,6 +52,9 @@ struct rr_index_dist_job {
 	size_t need; /* bytes wanted from the member's local header on */
 	struct rr_strbuf head; /* a .tar.gz's first bytes so far */
 	size_t want_head;      /* the head's end asked for */
+	/* past HEAD_MAX, the head so far is in a temp file, and grows in chunks */
+	int acc_fd;
+	unsigned long long acc_len, want_end;
 };
 
 /* what one wheel of a project taught about the next: how far from the end its
@@ -91,12 +96,17 @@ struct tail_hint {
  * dist-info first: fastapi) teaches the next wheel of its project to ask for its start
  * instead of its end: METADATA in one request, not the end's then the member's */
 #define ZIPHEAD_MAX (64u * 1024)
-/* the head grows to 256 KiB, then to this, while neither PKG-INFO nor a static
- * pyproject.toml is in it; then the whole file. scikit-image 0.21.0's meson-python
- * sdist (22.7 MB, PKG-INFO last, Metadata-Version 2.1) has its pyproject.toml about
- * 0.8 MB in: webui-forge fetched the whole file to learn nothing. Looking for PKG-INFO
- * alone, 1 and 4 MiB heads found nothing the whole file would not have */
+/* the head grows to 256 KiB, then to this, in memory, while neither PKG-INFO nor a
+ * static pyproject.toml is in it. scikit-image 0.21.0's meson-python sdist (22.7 MB,
+ * PKG-INFO last, Metadata-Version 2.1) has its pyproject.toml about 0.8 MB in:
+ * webui-forge fetched the whole file to learn nothing */
 #define HEAD_MAX (1u << 20)
+/* past it, the rest comes in chunks that each end CHUNK_GROWTH times further in, kept
+ * in a temp file and read again after each: scipy 1.9-1.11's sdists (42-56 MB) have
+ * their pyproject.toml 10-12 MB in, and a walk down them under numpy<1.20 fetched
+ * eight whole. Where nothing is found the chunks add up to the file, in two or three
+ * more round trips than one whole download */
+#define CHUNK_GROWTH 4
 
 /* the project a dist's filename names (its first part, normalised as a key) */
 static char *hint_key(const struct rr_index_file *f)
@@ -217,6 +227,92 @@ static rr_err job_cd(struct rr_index_client *c, struct rr_index_dist_job *j, con
 	return job_member(c, j, NULL, 0, err);
 }
 
+/* len bytes onto the end of the temp file */
+static rr_err acc_write(struct rr_index_dist_job *j, const char *buf, size_t len, rr_error *err)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = pwrite(j->acc_fd, buf + off, len - off, (off_t)(j->acc_len + off));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return rr_fail(err, RR_E_IO, "%s: cannot write a temporary file: %s",
+				       j->f->filename, w < 0 ? strerror(errno) : "no space");
+		off += (size_t)w;
+	}
+	j->acc_len += len;
+	return RR_OK;
+}
+
+static void next_chunk(struct rr_index_dist_job *j)
+{
+	j->want_end = j->acc_len * CHUNK_GROWTH < j->total ? j->acc_len * CHUNK_GROWTH : j->total;
+}
+
+/* the head (not enough) moves to a temp file, to grow there in chunks */
+static rr_err chunks_start(struct rr_index_dist_job *j, unsigned long long total, rr_error *err)
+{
+	rr_err rc;
+
+	j->acc_fd = rr_fetch_temp_fd();
+	if (j->acc_fd < 0)
+		return rr_fail(err, RR_E_IO, "%s: cannot make a temporary file: %s", j->f->filename,
+			       strerror(errno));
+	if ((rc = acc_write(j, j->head.buf, j->head.len, err)))
+		return rc;
+	rr_strbuf_release(&j->head);
+	j->total = total;
+	next_chunk(j);
+	j->stage = ST_CHUNK;
+	return RR_OK;
+}
+
+/* a chunk came, spilled to fd: onto the end of the temp file */
+static rr_err chunk_append(struct rr_index_dist_job *j, int fd, rr_error *err)
+{
+	char buf[65536];
+
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return rr_fail(err, RR_E_IO, "%s: cannot rewind a download: %s", j->f->filename,
+			       strerror(errno));
+	for (;;) {
+		ssize_t r = read(fd, buf, sizeof(buf));
+		rr_err rc;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return rr_fail(err, RR_E_IO, "%s: cannot read a download: %s",
+				       j->f->filename, strerror(errno));
+		if (r == 0)
+			return RR_OK;
+		if ((rc = acc_write(j, buf, (size_t)r, err)))
+			return rc;
+	}
+}
+
+/* the file so far holds what we need, or is whole: done; else a further chunk */
+static rr_err chunk_read(struct rr_index_client *c, struct rr_index_dist_job *j, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
+	rr_err rc;
+
+	if (j->acc_len == j->total) {
+		/* the whole file came: read as any whole download, hash checked */
+		j->stage = ST_DONE;
+		return rr_index_meta_absorb_file(c, j->f, j->acc_fd, err);
+	}
+	rc = rr_dist_sdist_pkginfo_fd(j->acc_fd, j->f->filename, &md, err);
+	if (rc == RR_OK || rc == RR_E_LIMIT) {
+		j->stage = ST_DONE;
+		return rr_index_meta_absorb_extract(c, j->f, rc, &md, err);
+	}
+	if (err)
+		rr_error_release(err);
+	next_chunk(j);
+	return RR_OK;
+}
+
 /* a range answer that holds the whole file: its hash (when the page gave one) must match */
 static rr_err whole_in_range_ok(const struct rr_index_dist_job *j, const void *data, size_t len,
 				const char *u, rr_error *err)
@@ -276,10 +372,8 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 			 * whole file decides */
 			if (err)
 				rr_error_release(err);
-			if (j->want_head >= HEAD_MAX) {
-				j->stage = ST_WHOLE;
-				return RR_OK;
-			}
+			if (j->want_head >= HEAD_MAX)
+				return chunks_start(j, total, err);
 			j->want_head = j->want_head <= HEAD_BYTES ? 256u << 10 : j->want_head * 4;
 			if (j->want_head > HEAD_MAX)
 				j->want_head = HEAD_MAX;
@@ -288,6 +382,19 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 		rr_index_meta_absorb(c, j->f, &md);
 		j->stage = ST_DONE;
 		return RR_OK;
+	}
+	case ST_CHUNK: {
+		unsigned long long was = j->acc_len;
+		rr_err rc = g->have_fd ? chunk_append(j, g->fd, err)
+				       : acc_write(j, g->body.buf, g->body.len, err);
+		if (rc)
+			return rc;
+		if ((unsigned long long)g->total_size != j->total || j->acc_len != j->want_end)
+			return rr_fail(err, RR_E_HTTP,
+				       "%s: the server sent a range we did not ask for "
+				       "(%llu bytes from %llu)",
+				       u, j->acc_len - was, was);
+		return chunk_read(c, j, err);
 	}
 	case ST_ZIPHEAD: {
 		RR_AUTOFREE char *prefix = rr_dist_wheel_prefix(j->f->filename);
@@ -387,6 +494,7 @@ struct rr_index_dist_job *rr_index_dist_job_new(struct rr_index_client *c,
 		}
 	}
 	rr_strbuf_init(&j->head);
+	j->acc_fd = -1;
 	return j;
 }
 
@@ -395,6 +503,8 @@ struct rr_index_dist_job *rr_index_dist_job_free(struct rr_index_dist_job *j)
 	if (j) {
 		free(j->tail);
 		rr_strbuf_release(&j->head);
+		if (j->acc_fd >= 0)
+			close(j->acc_fd);
 		free(j);
 	}
 	return NULL;
@@ -413,7 +523,10 @@ void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_j
 		g->range = rr_xasprintf("-%zu", j->want_tail);
 	else if (j->stage == ST_HEAD)
 		g->range = rr_xasprintf("%zu-%zu", j->head.len, j->want_head - 1);
-	else if (j->stage == ST_ZIPHEAD)
+	else if (j->stage == ST_CHUNK) {
+		g->range = rr_xasprintf("%llu-%llu", j->acc_len, j->want_end - 1);
+		g->spill_partial = true;
+	} else if (j->stage == ST_ZIPHEAD)
 		g->range = rr_xasprintf("0-%zu", j->want_head - 1);
 	else if (j->stage == ST_CD)
 		g->range = rr_xasprintf("%llu-%llu", j->cd.offset, j->cd.offset + j->cd.size - 1);
@@ -437,8 +550,9 @@ rr_err rr_index_dist_job_answer(struct rr_index_client *c, struct rr_index_dist_
 		RR_AUTOFREE char *u = rr_url_redact(g->url);
 		rc = rr_fail(err, RR_E_HTTP, "%s: HTTP %ld", u, g->status);
 	}
-	/* a handful of steps at most: tail, directory, member (twice), heads, whole */
-	if (rc == RR_OK && j->stage != ST_DONE && ++j->rounds >= 10)
+	/* a handful of steps at most: tail, directory, member (twice), heads, whole; or
+	 * three heads and chunks up to DIST_MAX */
+	if (rc == RR_OK && j->stage != ST_DONE && ++j->rounds >= 16)
 		rc = rr_fail(err, RR_E_INTERNAL, "%s: metadata not obtained", j->f->filename);
 	*done = rc == RR_OK && j->stage == ST_DONE;
 	return rc;

@@ -51,7 +51,7 @@ Path prefixes change behaviour per request (they stack, outermost first):
                               (instead of the zeros)
   /_fault/pyprojectlast/<kib>/... the same sdist as meson-python writes one: <kib> KiB that do
                               not compress, pyproject.toml with a static [project] (idna>=2,
-                              extra "socks": PySocks), 1 MiB more, PKG-INFO 2.1 last
+                              extra "socks": PySocks), 4 MiB more, PKG-INFO 2.1 last
   /_fault/pyprojectdyn/<kib>/... the same with the dependencies dynamic
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
@@ -426,7 +426,7 @@ def project_html(idx, key, rels, entries, base=None):
 def noise_sdist(name, kib, pyproject=None):
     """a .tar.gz: <top>/noise.bin of kib KiB that do not compress, then <top>/PKG-INFO
     (2.2, static): PKG-INFO lies about kib KiB into the compressed file. pyproject:
-    meson-python's order instead (the pyproject.toml after the noise, 1 MiB more noise,
+    meson-python's order instead (the pyproject.toml after the noise, 4 MiB more noise,
     then PKG-INFO 2.1), its dependencies static ("pyprojectlast") or dynamic"""
     import gzip
     top = name[: -len(".tar.gz")]
@@ -443,7 +443,7 @@ def noise_sdist(name, kib, pyproject=None):
                 '[project.optional-dependencies]\n'
                 'Socks = [\'PySocks>=1.5 ; python_version >= "3"\']\n').encode()
         more = b"".join(hashlib.sha256(b"m" + i.to_bytes(4, "little")).digest()
-                        for i in range(32 * 1024))
+                        for i in range(4 * 32 * 1024))
         members = [(f"{top}/noise.bin", noise), (f"{top}/pyproject.toml", toml),
                    (f"{top}/zz-more.bin", more),
                    (f"{top}/PKG-INFO", f"Metadata-Version: 2.1\nName: {pname}\nVersion: 0.1\n"

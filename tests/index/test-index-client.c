@@ -769,11 +769,11 @@ static void test_sdist_scan_bound(void **state)
 
 	/* PKG-INFO last, after 5 MB (builders other than setuptools write it last): past
 	 * the heads of 256 KiB and 1 MiB (where a static pyproject.toml may be: see
-	 * test_sdist_pyproject) the whole file comes at once */
+	 * test_sdist_pyproject), chunks to 4 MiB and to the end; each byte comes once */
 	read_metadata("/_fault/noisefirst/5000/simple", "idna", "Requires-Dist: idna\n", &st);
-	assert_int_equal(st.range_requests, 3);
+	assert_int_equal(st.range_requests, 5);
 	assert_int_equal(st.whole_files, 1);
-	assert_true(st.bytes < 6500 * 1024);
+	assert_true(st.bytes < 5200 * 1024);
 }
 
 /*
@@ -794,7 +794,7 @@ static void test_sdist_pyproject(void **state)
 	(void)state;
 
 	/* pyproject.toml ~600 KiB in: heads of 60 KiB, 256 KiB and 1 MiB, never the rest
-	 * (1.6 MiB) */
+	 * (4.6 MiB) */
 	read_metadata("/_fault/pyprojectlast/600/simple", "idna",
 		      "Metadata-Version: 2.2\nName: idna\nVersion: 0.1\n", &st);
 	assert_int_equal(st.range_requests, 3);
@@ -814,6 +814,12 @@ static void test_sdist_pyproject(void **state)
 	assert_non_null(strstr(txt, "Provides-Extra: socks\n"));
 	rr_metadata_release(&m);
 	rr_index_client_free(c);
+
+	/* ~2 MiB in (6 MiB in all): past the heads, one chunk to 4 MiB */
+	read_metadata("/_fault/pyprojectlast/2000/simple", "idna", "Requires-Dist: idna>=2\n", &st);
+	assert_int_equal(st.range_requests, 4);
+	assert_int_equal(st.whole_files, 0);
+	assert_true(st.bytes > 4000 * 1024 && st.bytes < 4200 * 1024);
 
 	/* the same with the dependencies dynamic: PKG-INFO 2.1 decides (whole file) */
 	c = client(NULL, 1, "/_fault/pyprojectdyn/600/simple");
