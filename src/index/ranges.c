@@ -15,11 +15,11 @@
  * .tar.gz has no directory: its first 60 KiB are asked for, and PKG-INFO, which
  * setuptools writes among the first members, is read out of that truncated
  * stream; when it is not there the head grows (to 256 KiB: Pillow 9.5.0's
- * sdist has 185 KB of CHANGES before it; then to 1 MiB), and past that the whole
- * file comes (builders other than setuptools write PKG-INFO last). Where PKG-INFO
- * does not make the dependencies static, a pyproject.toml whose [project] does is
- * read instead (dist.c): scikit-image 0.21.0's meson-python sdist is 22.7 MB, and
- * its pyproject.toml lies within the first MiB.
+ * sdist has 185 KB of CHANGES before it; then to 1 MiB), and past that the rest
+ * comes in growing chunks (builders other than setuptools write PKG-INFO last).
+ * Where PKG-INFO does not make the dependencies static, a pyproject.toml whose
+ * [project] does is read instead (dist.c): scikit-image 0.21.0's meson-python
+ * sdist is 22.7 MB, and its pyproject.toml lies within the first MiB.
  */
 #include <errno.h>
 #include <stdlib.h>
