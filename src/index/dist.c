@@ -14,6 +14,7 @@
 
 #include "index/dl-private.h"
 #include "index/index-private.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/util.h"
 
@@ -236,6 +237,19 @@ static char *header_value(const char *text, size_t len, const char *name)
 	return NULL;
 }
 
+/* does the Name of metadata text name the project of the sdist filename (PEP 625:
+ * "{name}-{version}.tar.gz")? A pyproject.toml of another project is no word on this one */
+static bool names_this_sdist(const char *text, size_t len, const char *filename)
+{
+	RR_AUTOFREE char *name = header_value(text, len, "Name");
+	const char *dash = strrchr(filename, '-');
+	RR_AUTOFREE char *a = name ? rr_name_normalize(name) : NULL;
+	RR_AUTOFREE char *b = dash ? rr_name_normalize_n(filename, (size_t)(dash - filename))
+				   : NULL;
+
+	return a && b && strcmp(a, b) == 0;
+}
+
 /*
  * an sdist's core metadata: its PKG-INFO where the dependencies in it are static (PEP
  * 643); else, where its pyproject.toml has a [project] table whose dependencies are
@@ -266,8 +280,10 @@ static rr_err sdist_meta(const void *data, size_t len, int fd, const char *filen
 		RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
 		if (!version)
 			version = sdist_version(filename);
-		if (ms[1].best && rr_pyproject_core_metadata(path, ms[1].got.buf, ms[1].got.len,
-							     version, pyreq, &md, NULL) == RR_OK) {
+		if (ms[1].best &&
+		    rr_pyproject_core_metadata(path, ms[1].got.buf, ms[1].got.len, version, pyreq,
+					       &md, NULL) == RR_OK &&
+		    names_this_sdist(md.buf, md.len, filename)) {
 			if (rc && err)
 				rr_error_release(err);
 			rc = RR_OK;

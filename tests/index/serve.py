@@ -53,6 +53,7 @@ Path prefixes change behaviour per request (they stack, outermost first):
                               not compress, pyproject.toml with a static [project] (idna>=2,
                               extra "socks": PySocks), 4 MiB more, PKG-INFO 2.1 last
   /_fault/pyprojectdyn/<kib>/... the same with the dependencies dynamic
+  /_fault/pyprojectother/<kib>/... the same with a [project] named otherproject
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
 password is not in the URL, as on a real private index: a plan may name the URL)
@@ -438,8 +439,10 @@ def noise_sdist(name, kib, pyproject=None):
     if pyproject:
         dyn = 'dynamic = ["version", "dependencies"]' if pyproject == "pyprojectdyn" else \
             'dynamic = ["version"]\ndependencies = ["idna>=2"]'
+        tname = "otherproject" if pyproject == "pyprojectother" else pname
         toml = (f'[build-system]\nrequires = ["meson-python"]\nbuild-backend = "mesonpy"\n\n'
-                f'[project]\nname = "{pname}"\nrequires-python = ">=3.8"\n{dyn}\n\n'
+                f'[project]\nname = "{tname}"\n'
+                f'requires-python = ">=3.8"\n{dyn}\n\n'
                 '[project.optional-dependencies]\n'
                 'Socks = [\'PySocks>=1.5 ; python_version >= "3"\']\n').encode()
         more = b"".join(hashlib.sha256(b"m" + i.to_bytes(4, "little")).digest()
@@ -709,14 +712,14 @@ def make_handler(state):
                     self.params.setdefault("slow", []).append((int(m.group(1)), m.group(2)))
                     rest = m.group(3)
                     continue
-                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst|noisefirst|pyprojectlast|pyprojectdyn)/(\d+)(/.*)$", rest)
+                m = re.match(r"/_fault/(latency|5xx|drop|trunc|stall|many|zeros|zerosfirst|noisefirst|pyprojectlast|pyprojectdyn|pyprojectother)/(\d+)(/.*)$", rest)
                 if m:
                     kind, n, rest = m.group(1), int(m.group(2)), m.group(3)
                     if kind == "latency":
                         time.sleep(n / 1000.0)
                     elif kind in ("many", "zeros", "zerosfirst", "noisefirst", "pyprojectlast",
-                                  "pyprojectdyn"):
-                        if kind in ("pyprojectlast", "pyprojectdyn"):
+                                  "pyprojectdyn", "pyprojectother"):
+                        if kind in ("pyprojectlast", "pyprojectdyn", "pyprojectother"):
                             self.params["pyproject"] = kind
                             kind = "noisefirst"
                         if kind == "noisefirst":

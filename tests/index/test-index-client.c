@@ -821,6 +821,14 @@ static void test_sdist_pyproject(void **state)
 	assert_int_equal(st.whole_files, 0);
 	assert_true(st.bytes > 4000 * 1024 && st.bytes < 4200 * 1024);
 
+	/* a pyproject.toml that names another project says nothing of this one */
+	c = client(NULL, 1, "/_fault/pyprojectother/600/simple");
+	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err),
+			 RR_E_UNSUPPORTED);
+	rr_error_release(&err);
+	rr_index_client_free(c);
+
 	/* the same with the dependencies dynamic: PKG-INFO 2.1 decides (whole file) */
 	c = client(NULL, 1, "/_fault/pyprojectdyn/600/simple");
 	assert_int_equal(rr_index_get_project(c, "idna", &p, &err), RR_OK);
