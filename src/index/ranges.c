@@ -307,6 +307,10 @@ static rr_err chunk_read(struct rr_index_client *c, struct rr_index_dist_job *j,
 		j->stage = ST_DONE;
 		return rr_index_meta_absorb_extract(c, j->f, rc, &md, err);
 	}
+	/* not in what came so far (the archive stops short): another chunk. Any other
+	 * failure (the temp file, libarchive itself) is said now */
+	if (rc != RR_E_ARCHIVE)
+		return rc;
 	if (err)
 		rr_error_release(err);
 	next_chunk(j);
