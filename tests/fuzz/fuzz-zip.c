@@ -1,6 +1,7 @@
 /* libFuzzer target: a wheel's METADATA located and inflated from a zip in memory the
  * way range requests see it (its start for a dist-info-first wheel; tail, central
- * directory, member); never crash, never leak */
+ * directory, member); and the same bytes read as an sdist (a head of it: PKG-INFO, or
+ * a static pyproject.toml that stands in for it); never crash, never leak */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,6 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rr_strbuf_release(&out);
 		rr_error_release(&err);
 	}
+	/* as an sdist (fuzz-pyproject checks what a pyproject.toml becomes) */
+	(void)rr_dist_sdist_pkginfo(data, size, "x-1.0.tar.gz", &out, &err);
+	rr_strbuf_release(&out);
+	rr_error_release(&err);
 	if (rr_zip_find_cd(data + size - tl, tl, size, &cd, &err) != RR_OK)
 		goto done;
 	if (cd.offset > size || cd.size > size - cd.offset)
