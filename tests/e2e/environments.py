@@ -307,11 +307,29 @@ build_editable = lambda d, config_settings=None, metadata_directory=None: _wheel
             project("local/proj-dyn", "proj-dyn", "0.3.0", [], dynamic=True)
             os.makedirs(os.path.join(work, "local", "dist"))
             E.make_wheel(os.path.join(work, "local", "dist"), "local-kit", "1.0", ["torch==2.6.0"])
+            # an sdist as meson-python writes one: PKG-INFO 2.1 (not to be trusted, PEP 643),
+            # last; its pyproject.toml's [project] says the dependencies statically (PEP 621)
+            import io, tarfile  # noqa: E401
+            raw = io.BytesIO()
+            with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tf:
+                for member, data in (("local_sdist-1.0/pyproject.toml",
+                                 b'[build-system]\nrequires = ["meson-python"]\n'
+                                 b'build-backend = "mesonpy"\n\n[project]\nname = "local-sdist"\n'
+                                 b'version = "1.0"\ndependencies = ["torch==2.6.0", "requests"]\n'),
+                                ("local_sdist-1.0/PKG-INFO",
+                                 b"Metadata-Version: 2.1\nName: local-sdist\nVersion: 1.0\n\n")):
+                    ti = tarfile.TarInfo(member)
+                    ti.size, ti.mtime, ti.mode = len(data), 1704067200, 0o644
+                    tf.addfile(ti, io.BytesIO(data))
+            import gzip
+            with open(os.path.join(work, "local", "dist", "local_sdist-1.0.tar.gz"), "wb") as f:
+                f.write(gzip.compress(raw.getvalue(), mtime=0))
             ldir = os.path.join(work, "local")
             cases = [("-e ./proj-bad\n", "bad", "strip"),
                      ("-e ./proj-good\n", "good", "keep"),
                      ("./proj-dyn\n", "dyn", "keep"),
-                     ("./dist/local_kit-1.0-py3-none-any.whl\n", "wheel", "strip")]
+                     ("./dist/local_kit-1.0-py3-none-any.whl\n", "wheel", "strip"),
+                     ("./dist/local_sdist-1.0.tar.gz\n", "sdist", "strip")]
             for text, tag, want in cases:
                 reqf = write(f"local/req-{tag}.txt", text)
                 # from the project's directory, where its paths are (pip's rule, and the
@@ -328,11 +346,11 @@ build_editable = lambda d, config_settings=None, metadata_directory=None: _wheel
                     d = json.loads(r.stdout)["decisions"][0]
                 except (ValueError, KeyError, IndexError):
                     d = {}
-                if tag in ("bad", "wheel"):
+                if tag in ("bad", "wheel", "sdist"):
                     check(f"[{tag}] stripped, naming the file and line of the pin; check exit 1",
                           d.get("action") == "strip" and rc.returncode == 1 and
-                          re.search(r"(pyproject\.toml:\d+|\.whl \(Requires-Dist\)): 'torch==2\.6\.0' "
-                                    r"asks for another torch", d.get("why", "")),
+                          re.search(r"(pyproject\.toml:\d+|\.(whl|tar\.gz) \(Requires-Dist\)): "
+                                    r"'torch==2\.6\.0' asks for another torch", d.get("why", "")),
                           json.dumps(d) + "\n" + rc.stderr)
                 elif tag == "good":
                     check("[good] kept and resolved: its dependency rr-held held back at 1.0",
