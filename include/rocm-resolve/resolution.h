@@ -102,6 +102,8 @@ struct rr_resolution {
 	char **warnings;
 	size_t nwarnings, cap_warnings;
 	size_t steps; /* resolver decisions, for -v */
+	/* chosen releases whose dependencies are only known after a build (each warned) */
+	size_t nunknown;
 	char *failed; /* no resolution at all (a constraint against the stack): why, else NULL */
 	/* the input as written (see struct rr_stack_change): resolved when as_written is
 	 * true; else as_written_unknown says why not (the index failed), and the plan's

@@ -162,8 +162,8 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 {
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	bool breaks = rr_plan_breaks_stack(plan);
+	size_t unknown = res ? res->nunknown : 0;
 
-	(void)res;
 	rr_cli_plan_warnings(cli, plan);
 	if (cli->format == RR_FORMAT_JSON) {
 		rr_plan_format_json(plan, &out);
@@ -179,6 +179,13 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
 		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
 				"stack in %s:\n%s",
 			plan->venv, shown.buf);
+	} else if (cli->verbosity >= 0 && plan->resolved && unknown) {
+		/* "checked" would claim what a build alone can tell */
+		fprintf(stderr,
+			"rocm-resolve: ok: the ROCm stack in %s stays intact as far as the "
+			"dependencies are known (%zu protected; dependencies checked, but those of "
+			"%zu package%s are only known after a build: see the warnings)\n",
+			plan->venv, plan->npins, unknown, unknown == 1 ? "" : "s");
 	} else if (cli->verbosity >= 0) {
 		fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
 				"protected%s)\n",

@@ -541,6 +541,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 		ssize_t item;
 
 		if (s->candidate && s->candidate->deps_unknown) {
+			c->res->nunknown++;
 			item = root_of(c, root_item, s->key);
 			if (item >= 0)
 				item_result(c->res, (size_t)item)->deps_unknown = true;

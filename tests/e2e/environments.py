@@ -361,6 +361,12 @@ build_editable = lambda d, config_settings=None, metadata_directory=None: _wheel
                     check("[dyn] kept, its dependencies said to be unknown (dynamic)",
                           d.get("action") == "keep" and d.get("reason") == "deps-unknown" and
                           "dynamic" in d.get("why", ""), json.dumps(d))
+                    # check passes it, and does not claim the dependencies were checked
+                    check("[dyn] check: exit 0, 'as far as the dependencies are known', 1 unknown",
+                          rc.returncode == 0 and "dependencies checked)" not in rc.stderr and
+                          "stays intact as far as the dependencies are known" in rc.stderr and
+                          "those of 1 package are only known after a build" in rc.stderr,
+                          rc.stderr)
                 if t.returncode != 0:
                     continue
                 # the plan read from the project's directory, as both installers take -e .
