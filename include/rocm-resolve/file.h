@@ -48,6 +48,10 @@ rr_err rr_file_open_read(int dirfd, const char *path, unsigned flags, const char
 rr_err rr_file_read(int dirfd, const char *path, size_t max, unsigned flags, const char *shown,
 		    struct rr_strbuf *sb, rr_error *err) RR_WUR;
 
+/* len bytes to fd at its offset, through EINTR and short writes; RR_E_IO with errno set
+ * (EIO for a write that wrote nothing) */
+rr_err rr_file_write_all(int fd, const void *data, size_t len) RR_WUR;
+
 /*
  * write data to path atomically (see above); mode is the new file's mode (before umask).
  * Fails with RR_E_IO naming the path.

@@ -140,8 +140,10 @@ static void random_tag(char out[17])
 	out[16] = '\0';
 }
 
-static rr_err write_all(int fd, const char *p, size_t len)
+rr_err rr_file_write_all(int fd, const void *data, size_t len)
 {
+	const char *p = data;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -185,7 +187,7 @@ rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, si
 	if (fd < 0)
 		return rr_fail(err, RR_E_IO, "cannot create a temporary file for '%s': %s", shown,
 			       strerror(errno));
-	if (write_all(fd, data, len) || fsync(fd)) {
+	if (rr_file_write_all(fd, data, len) || fsync(fd)) {
 		e = errno;
 		close(fd);
 		unlinkat(dirfd, tmp, 0);

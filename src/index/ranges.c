@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "index/client-private.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/util.h"
@@ -227,20 +228,13 @@ static rr_err job_cd(struct rr_index_client *c, struct rr_index_dist_job *j, con
 	return job_member(c, j, NULL, 0, err);
 }
 
-/* len bytes onto the end of the temp file */
+/* len bytes onto the end of the temp file (reading it moves its offset) */
 static rr_err acc_write(struct rr_index_dist_job *j, const char *buf, size_t len, rr_error *err)
 {
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t w = pwrite(j->acc_fd, buf + off, len - off, (off_t)(j->acc_len + off));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return rr_fail(err, RR_E_IO, "%s: cannot write a temporary file: %s",
-				       j->f->filename, w < 0 ? strerror(errno) : "no space");
-		off += (size_t)w;
-	}
+	if (lseek(j->acc_fd, (off_t)j->acc_len, SEEK_SET) < 0 ||
+	    rr_file_write_all(j->acc_fd, buf, len))
+		return rr_fail(err, RR_E_IO, "%s: cannot write a temporary file: %s",
+			       j->f->filename, strerror(errno));
 	j->acc_len += len;
 	return RR_OK;
 }
@@ -372,8 +366,8 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 			return rr_index_meta_absorb_extract(c, j->f, rc, &md, err);
 		}
 		if (rc) {
-			/* not within the head (or cut off in it): a larger head, then the
-			 * whole file decides */
+			/* not within the head (or cut off in it): a larger head, then
+			 * chunks of the rest (chunks_start) */
 			if (err)
 				rr_error_release(err);
 			if (j->want_head >= HEAD_MAX)

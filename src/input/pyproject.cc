@@ -365,12 +365,20 @@ rr_err load(ctx &c, const toml::table &root, const rr_input_sel *sel, rr_error *
 
 } // namespace
 
-extern "C" rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *text,
-				     size_t len, const struct rr_input_sel *sel, rr_error *err)
+/* every pyproject.toml read is bounded */
+static rr_err size_ok(const char *path, size_t len, rr_error *err)
 {
 	if (len > RR_REQFILE_MAX_SIZE)
 		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
 				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
+	return RR_OK;
+}
+
+extern "C" rr_err rr_pyproject_parse(struct rr_reqset *set, const char *path, const char *text,
+				     size_t len, const struct rr_input_sel *sel, rr_error *err)
+{
+	if (rr_err rc = size_ok(path, len, err))
+		return rc;
 	rr_reqset_add_file(set, path);
 	ctx c;
 	c.set = set;
@@ -398,9 +406,8 @@ static rr_err parse_pyproject(const char *path, const char *text, size_t len, rr
 {
 	rr_toml::source src;
 
-	if (len > RR_REQFILE_MAX_SIZE)
-		return rr_fail_at(err, RR_E_LIMIT, path, 0, 0, nullptr,
-				  "pyproject.toml is larger than %u bytes", RR_REQFILE_MAX_SIZE);
+	if (rr_err rc = size_ok(path, len, err))
+		return rc;
 	src.path = path;
 	src.text = std::string_view(text, len);
 	return src.parse(err, load);

@@ -622,19 +622,6 @@ static bool bytes_match(const void *buf, size_t len, const char *hash)
 	return !strcmp(b64, hash);
 }
 
-static bool write_all(int fd, const void *buf, size_t len)
-{
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, (const char *)buf + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		off += (size_t)w;
-	}
-	return true;
-}
-
 static int cmp_file_hash(const void *a, const void *b)
 {
 	const struct sfile *x = *(const struct sfile *const *)a, *y = *(const struct sfile *const *)b;
@@ -712,7 +699,7 @@ static bool write_pack(const char *dir, const struct rr_store *old, struct rr_st
 		}
 		if (!from_old)
 			st->packed++;
-		ok = write_all(fd, buf, len);
+		ok = rr_file_write_all(fd, buf, len) == RR_OK;
 		struct packed *np = &RR_PUSH(s->packed, s->npacked, kcap);
 		snprintf(np->hash, sizeof(np->hash), "%s", f->hash);
 		np->off = off;
@@ -1184,7 +1171,8 @@ static char *unpack_to(const struct rr_store *s, const struct sfile *f, const ch
 		return rr_xasprintf("cannot write '%s': %s", tmp, strerror(errno));
 	struct timespec ts[2] = {{.tv_nsec = UTIME_OMIT},
 				 {.tv_sec = f->mtime_ns / 1000000000, .tv_nsec = f->mtime_ns % 1000000000}};
-	ok = write_all(out, buf, (size_t)pk->size) && fchmod(out, f->mode ? f->mode : 0644) == 0;
+	ok = rr_file_write_all(out, buf, (size_t)pk->size) == RR_OK &&
+	     fchmod(out, f->mode ? f->mode : 0644) == 0;
 	if (ok && f->mtime_ns > 0)
 		futimens(out, ts); /* .pyc files check their source's mtime */
 	if (close(out))
