@@ -223,7 +223,8 @@ struct rr_index_pool {
 	struct getq q;             /* waiting for a worker */
 	struct rr_index_get **fin; /* waiting for on_done on the client's thread */
 	size_t fin_head, nfin, cap_fin;
-	bool closing;
+	bool closing;  /* the workers stop once their queue is empty */
+	bool wclosing; /* the writer does, set only once every worker has stopped */
 	pthread_t th[POOL_MAX];
 	int nth;
 	struct rr_fetcher *fetcher; /* woken when a get is finished */
@@ -245,13 +246,14 @@ static void getq_push(struct getq *q, struct rr_index_get *g)
 	RR_PUSH(q->v, q->n, q->cap) = g;
 }
 
-/* the next get of q, waited for on cv; NULL once the pool closes with q empty */
-static struct rr_index_get *getq_wait(struct rr_index_pool *p, struct getq *q, pthread_cond_t *cv)
+/* the next get of q, waited for on cv; NULL once *closing is set with q empty */
+static struct rr_index_get *getq_wait(struct rr_index_pool *p, struct getq *q, pthread_cond_t *cv,
+				      const bool *closing)
 {
 	struct rr_index_get *g = NULL;
 
 	pthread_mutex_lock(&p->mu);
-	while (q->head == q->n && !p->closing)
+	while (q->head == q->n && !*closing)
 		pthread_cond_wait(cv, &p->mu);
 	if (q->head < q->n) {
 		g = q->v[q->head++];
@@ -274,7 +276,7 @@ static void *pool_main(void *arg)
 	struct rr_index_pool *p = arg;
 
 	for (;;) {
-		struct rr_index_get *g = getq_wait(p, &p->q, &p->cv);
+		struct rr_index_get *g = getq_wait(p, &p->q, &p->cv, &p->closing);
 		if (!g)
 			return NULL;
 		g->ready(g->client, g);
@@ -295,7 +297,7 @@ static void *writer_main(void *arg)
 	/* this thread only (Linux: a thread's nice value is its own) */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	for (;;) {
-		struct rr_index_get *g = getq_wait(p, &p->wq, &p->wcv);
+		struct rr_index_get *g = getq_wait(p, &p->wq, &p->wcv, &p->wclosing);
 		if (!g)
 			return NULL;
 		store_ready(g->client, g);
@@ -338,14 +340,18 @@ void rr_index_pool_free(struct rr_index_client *c)
 
 	if (!p)
 		return;
+	/* the workers finish the queue before they stop, then the writer its entries: a
+	 * worker parsing a page hands the writer the page's entry */
 	pthread_mutex_lock(&p->mu);
 	p->closing = true;
 	pthread_cond_broadcast(&p->cv);
-	pthread_cond_broadcast(&p->wcv);
 	pthread_mutex_unlock(&p->mu);
-	/* the workers finish the queue before they stop, the writer its entries */
 	for (int i = 0; i < p->nth; i++)
 		pthread_join(p->th[i], NULL);
+	pthread_mutex_lock(&p->mu);
+	p->wclosing = true;
+	pthread_cond_broadcast(&p->wcv);
+	pthread_mutex_unlock(&p->mu);
 	if (p->has_writer)
 		pthread_join(p->wth, NULL);
 	/* a finished get belongs to a job the client frees next, or is a store task */

@@ -446,6 +446,71 @@ static void test_parallel(void **state)
 	rr_index_client_free(c);
 }
 
+/* the page transfers that finished with 200 (the client's thread) */
+static void count_pages_ok(void *ctx, const struct rr_index_event *ev)
+{
+	if (ev->url && ev->status == 200 && !ev->head && strstr(ev->url, "/simple/"))
+		(*(size_t *)ctx)++;
+}
+
+static size_t count_files(const char *dir)
+{
+	char cmd[600];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -type f ! -name '*.tmp.*' | wc -l", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%zu", &n), 1);
+	pclose(f);
+	return n;
+}
+
+/*
+ * A client freed while pages it did not wait for are still being parsed: every
+ * page that came whole is parsed by a worker and its cache entry goes to the
+ * writer, which must still be there to write it (it once stopped as soon as its
+ * queue was empty, and an entry pushed after that was lost, and leaked)
+ */
+static void test_close_while_parsing(void **state)
+{
+	const char *keys[] = {"filelock",     "numpy",       "pillow",
+			      "sympy",        "mpmath",      "networkx",
+			      "jinja2",       "markupsafe",  "fsspec",
+			      "setuptools",   "packaging",   "psutil",
+			      "tqdm",         "requests",    "idna",
+			      "urllib3",      "certifi",     "charset-normalizer",
+			      "pyyaml",       "safetensors", "huggingface-hub",
+			      "tokenizers",   "regex",       "einops",
+			      "accelerate",   "peft",        "transformers",
+			      "bitsandbytes", "xformers",    "vllm",
+			      "torch",        "torchvision"};
+	(void)state;
+
+	for (int round = 0; round < 3; round++) {
+		char dir[512];
+		size_t pages_ok = 0;
+		struct rr_index_opts o = {
+		    .max_parallel = 32, .observe = count_pages_ok, .observe_ctx = &pages_ok};
+		struct rr_index_client *c;
+		const struct rr_index_project *p;
+		rr_error err = RR_ERROR_INIT;
+
+		snprintf(dir, sizeof(dir), "%s/close%d", cachedir, round);
+		o.cache_dir = dir;
+		/* pages of 2000 releases: parsing them keeps the workers busy */
+		c = client_opts(&o, "/_fault/many/1000/simple");
+		for (size_t i = 0; i < RR_ARRAY_LEN(keys); i++)
+			rr_index_want_project(c, keys[i], 0);
+		assert_int_equal(rr_index_get_project(c, keys[RR_ARRAY_LEN(keys) - 1], &p, &err),
+				 RR_OK);
+		rr_index_client_free(c);
+		assert_true(pages_ok >= 1);
+		assert_int_equal(count_files(dir), pages_ok);
+	}
+}
+
 static void test_cache(void **state)
 {
 	char dir[512];
@@ -1936,6 +2001,7 @@ int main(void)
 	    cmocka_unit_test(test_faults),
 	    cmocka_unit_test(test_auth),
 	    cmocka_unit_test(test_parallel),
+	    cmocka_unit_test(test_close_while_parsing),
 	    cmocka_unit_test(test_cache),
 	    cmocka_unit_test(test_cache_atomic),
 	    cmocka_unit_test(test_fetch_layer),
