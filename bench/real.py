@@ -19,7 +19,11 @@ time for its peak RSS; stdout to a file, stderr to a file):
        with RUST_LOG=uv_client=trace (to count its requests).
   pip  PY312-venv/bin/python -m pip install --dry-run --ignore-installed -v --log L
        --report R --cache-dir C -r REQS   in a fresh, empty venv of PY312 (its bundled pip).
-Cold: C emptied before each run. Warm: the same C, after the last cold run filled it.
+Cold: C a new, empty directory each run; the old ones are removed only when the bench
+ends. (On a journal-less ext4, as on these machines, a file created within 30 s of a mass
+deletion makes the kernel check every recently deleted inode of its group: emptying C
+right before a cold run cost both tools up to a third of their CPU, and rocm-resolve ~10 %
+of its wall time, in creating cache files.) Warm: the C the last cold run filled.
 A pyproject.toml input is copied to DIR/pyproject.toml (uv and rocm-resolve read it
 as such); pip gets its [project].dependencies as a requirements file (what the other two
 resolve: base dependencies, no extras, no build of the project itself). uv gets
@@ -341,15 +345,16 @@ def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor
     res = {t: {"cold": [], "warm": [], "floor": []} for t in tools}
     stopped = {t: None for t in tools}
     nruns = {t: runs for t in tools}
+    caches = {}
     for mode in ("cold", "warm") if warm else ("cold",):
         for i in range(runs):
             for tool in tools:
                 if stopped[tool] or i >= nruns[tool]:
                     continue
-                cache = os.path.join(work, f"cache-{tool}")
                 if mode == "cold":
-                    shutil.rmtree(cache, ignore_errors=True)
-                    os.makedirs(cache)
+                    # new each time, removed with work at the end (see the docstring)
+                    caches[tool] = tempfile.mkdtemp(prefix=f"cache-{tool}-", dir=work)
+                cache = caches[tool]
                 stem = os.path.join(ctx["logs"], f"{tool}-{re.sub(r'[^A-Za-z0-9]+', '_', inp['label'])}-{mode}{i}")
                 argv, env = tool_cmd(tool, inp, cache, work, ctx, stem + ".log")
                 load = os.getloadavg()[0]
