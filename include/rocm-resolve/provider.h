@@ -88,6 +88,13 @@ struct rr_provider {
 	 */
 	void (*upcoming)(void *ctx, const char *key, const struct rr_candidate *const *cs,
 			 size_t n);
+	/*
+	 * optional: the dependencies of each of cs (candidates of key) will be asked for,
+	 * whatever the order: fetch them together now (what is asked after a resolution,
+	 * which a crawl does not foresee)
+	 */
+	void (*will_need)(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			  size_t n);
 };
 
 struct rr_provider_mem;

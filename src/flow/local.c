@@ -314,6 +314,14 @@ static void lp_upcoming(void *ctx, const char *key, const struct rr_candidate *c
 		lp->base.upcoming(lp->base.ctx, key, cs, n);
 }
 
+static void lp_will_need(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
+{
+	const struct rr_local_provider *lp = ctx;
+
+	if (lp->base.will_need && !find(lp, key))
+		lp->base.will_need(lp->base.ctx, key, cs, n);
+}
+
 void rr_local_provider_get(struct rr_local_provider *lp, struct rr_provider *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -323,4 +331,5 @@ void rr_local_provider_get(struct rr_local_provider *lp, struct rr_provider *ret
 	ret->prefetch = lp->base.prefetch ? lp_prefetch : NULL;
 	ret->prefetch_deps = lp->base.prefetch_deps ? lp_prefetch_deps : NULL;
 	ret->upcoming = lp->base.upcoming ? lp_upcoming : NULL;
+	ret->will_need = lp->base.will_need ? lp_will_need : NULL;
 }

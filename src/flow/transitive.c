@@ -27,6 +27,7 @@
  * Installed, unprotected versions are not preferred: they are never a reason
  * to hold another package back.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "rocm-resolve/specifier.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strmap.h"
 #include "rocm-resolve/venv.h"
 
 struct incoming {
@@ -76,6 +78,10 @@ struct ctx {
 	/* why a release outside the solution breaks the stack, memoised */
 	struct rel_memo *memo;
 	size_t nmemo, cap_memo;
+	/* what each Requires-Python text says of the venv's Python, by text: bit 0 set,
+	 * bit 1 admitted, bit 2 its lower bounds admit it (pointed to: a const ctx
+	 * fills it in) */
+	struct rr_strmap *pymemo;
 };
 
 struct rel_memo {
@@ -187,18 +193,26 @@ static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, 
 {
 	struct rr_specset sp = RR_SPECSET_INIT;
 	struct rr_version v;
-	bool ok = true;
+	void **slot;
+	uintptr_t bits = 1 | 2 | 4;
 
 	if (!cand->requires_python || !c->env.vars[RR_MVAR_PYTHON_FULL_VERSION])
 		return true;
-	if (rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL))
-		return true;
-	if (!rr_specset_parse(cand->requires_python, &sp, NULL))
-		ok = lower_only ? rr_specset_contains_lower(&sp, &v)
-				: rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW);
-	rr_specset_release(&sp);
-	rr_version_release(&v);
-	return ok;
+	/* a few dozen distinct texts among thousands of releases */
+	slot = rr_strmap_find(c->pymemo, cand->requires_python, true);
+	if (!*slot) {
+		if (!rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL)) {
+			if (!rr_specset_parse(cand->requires_python, &sp, NULL))
+				bits = 1 |
+				       (rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW) ? 2 : 0) |
+				       (rr_specset_contains_lower(&sp, &v) ? 4 : 0);
+			rr_specset_release(&sp);
+			rr_version_release(&v);
+		}
+		*slot = (void *)bits;
+	}
+	bits = (uintptr_t)*slot;
+	return (bits & (lower_only ? 4 : 2)) != 0;
 }
 
 static bool python_ok(const struct ctx *c, const struct rr_candidate *cand)
@@ -393,6 +407,28 @@ static const struct rr_candidate *taken_release(const struct ctx *c,
 	return best;
 }
 
+/*
+ * whether release_cause would look for the release an installer takes for dep: a
+ * line that applies, names no protected, CUDA-only or clashing package, and that
+ * the solution's release of it does not meet
+ */
+static bool needs_taken(const struct ctx *c, const struct rr_dependency *d,
+			const char *const *extras, size_t nextras)
+{
+	const struct rr_requirement *dep = &d->req;
+	size_t j;
+	const struct rr_solved *o;
+
+	if (d->rc || !dep->key || !applies_x(c, dep, extras, nextras) ||
+	    rr_stack_lookup(c->in->stack, dep->key) ||
+	    rr_policy_match_cuda_only(c->in->policy, dep->key) || clashes_with(c, dep->key))
+		return false;
+	j = solved_index(c, dep->key);
+	o = j == (size_t)-1 ? NULL : rr_solution_at(c->sol, j);
+	return !(o && o->candidate &&
+		 rr_specset_contains(&dep->spec, &o->candidate->version, RR_PRE_POLICY_ALLOW));
+}
+
 /* memoised release_cause for a release outside the solution (cycles: not held) */
 static const char *outside_cause(struct ctx *c, const char *key, const char *const *extras,
 				 size_t nextras, const struct rr_candidate *rel, int depth)
@@ -518,6 +554,78 @@ static const char *held_cause(struct ctx *c, size_t i)
 	return h->cause;
 }
 
+/* a release will_need_ahead asked for, and the extras it is read with */
+struct ahead {
+	const char *key;
+	const struct rr_candidate *rel;
+	const char *const *extras;
+	size_t nextras;
+};
+
+static void ahead_add(const struct ctx *c, struct ahead **v, size_t *n, size_t *cap,
+		      const struct ahead *a)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].rel == a->rel)
+			return;
+	RR_PUSH(*v, *n, *cap) = *a;
+	c->prov->will_need(c->prov->ctx, a->key, &a->rel, 1);
+}
+
+/*
+ * what add_holds will look into, asked for level by level before it starts: each
+ * held package's newest release (as pip and as uv read Requires-Python), then the
+ * releases an installer would take for their lines that the solution does not
+ * meet, and so on (AHEAD_LEVELS deep). A chain costs a round trip per level, not
+ * one per release; what lies deeper is asked for as release_cause meets it
+ */
+#define AHEAD_LEVELS 3
+static void will_need_ahead(const struct ctx *c)
+{
+	struct ahead *v = NULL;
+	size_t n = 0, cap = 0, from = 0;
+
+	if (!c->prov->will_need)
+		return;
+	for (size_t i = 0; i < rr_solution_count(c->sol); i++) {
+		const struct rr_solved *s = rr_solution_at(c->sol, i);
+
+		if (s->fixed || !s->candidate)
+			continue;
+		for (int uv = 0; uv < 2; uv++) {
+			const struct rr_candidate *w = newest_allowed_as(c, i, s, uv);
+			if (w && rr_version_cmp(&w->version, &s->candidate->version) > 0)
+				ahead_add(c, &v, &n, &cap,
+					  &(struct ahead){s->key, w, s->extras, s->nextras});
+		}
+	}
+	for (int level = 1; level < AHEAD_LEVELS; level++) {
+		size_t to = n;
+		for (size_t i = from; i < to; i++) {
+			const struct rr_dependency *deps;
+			size_t nd;
+			rr_error err = RR_ERROR_INIT;
+
+			if (c->prov->dependencies(c->prov->ctx, v[i].key, v[i].rel, &deps, &nd,
+						  &err)) {
+				rr_error_release(&err);
+				continue;
+			}
+			for (size_t k = 0; k < nd; k++) {
+				const struct rr_requirement *dep = &deps[k].req;
+				const struct rr_candidate *w;
+				if (!needs_taken(c, &deps[k], v[i].extras, v[i].nextras) ||
+				    !(w = taken_release(c, dep)))
+					continue;
+				/* deeper down, a line's extras are not read: fewer bytes */
+				ahead_add(c, &v, &n, &cap, &(struct ahead){dep->key, w, NULL, 0});
+			}
+		}
+		from = to;
+	}
+	free(v);
+}
+
 /* the root item whose requirement names key, or -1 */
 static ssize_t root_of(const struct ctx *c, const size_t *root_item, const char *key)
 {
@@ -533,6 +641,7 @@ static void add_holds(struct ctx *c, const size_t *root_item)
 
 	c->held = rr_xcalloc(n + 1, sizeof(*c->held));
 	build_incoming(c);
+	will_need_ahead(c);
 	for (size_t i = 0; i < n; i++) {
 		const struct rr_solved *s = rr_solution_at(c->sol, i);
 		const char *cause = held_cause(c, i);
@@ -1021,6 +1130,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	const struct rr_reqset *rs = in->reqs;
 	struct rr_resolution res = {0};
 	struct ctx c = {0};
+	struct rr_strmap pymemo = {0};
 	struct rr_root_requirement *roots = rr_xcalloc(rs->nitems + 1, sizeof(*roots));
 	struct rr_root_requirement *cons = rr_xcalloc(rs->nitems + 1, sizeof(*cons));
 	size_t *root_item = rr_xcalloc(rs->nitems + 1, sizeof(*root_item));
@@ -1044,6 +1154,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	c.prov = prov;
 	c.res = &res;
 	rr_venv_marker_env(in->venv, &c.env, c.pybuf);
+	c.pymemo = &pymemo;
 	for (size_t i = 0; i < rs->nitems; i++) {
 		const struct rr_item *it = &rs->items[i];
 
@@ -1191,6 +1302,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 out:
 	rr_solution_free(aw);
 	rr_each_result_release(&each);
+	rr_strmap_release(&pymemo, NULL);
 	free(roots);
 	free(cons);
 	free(root_item);

@@ -1183,6 +1183,18 @@ static void p_prefetch_deps(void *ctx, const char *key, const struct rr_candidat
 		rr_index_want_metadata(ip->client, d->file, PRIO_META);
 }
 
+static void p_will_need(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n)
+{
+	struct rr_index_provider *ip = ctx;
+
+	(void)key;
+	for (size_t i = 0; i < n; i++) {
+		const struct cand_data *d = cs[i]->data;
+		if (d && d->file && !d->dist && !d->meta_loaded)
+			rr_index_want_metadata(ip->client, d->file, PRIO_META);
+	}
+}
+
 struct rr_index_provider *rr_index_provider_new(struct rr_index_client *client,
 						const struct rr_venv *venv,
 						const char *(*held)(void *ctx, const char *key),
@@ -1213,6 +1225,7 @@ void rr_index_provider_get(struct rr_index_provider *ip, struct rr_provider *ret
 	ret->dependencies = p_dependencies;
 	ret->prefetch = p_prefetch;
 	ret->prefetch_deps = p_prefetch_deps;
+	ret->will_need = p_will_need;
 	ret->upcoming = p_upcoming;
 }
 

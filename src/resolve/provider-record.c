@@ -107,6 +107,15 @@ static void rec_upcoming(void *ctx, const char *key, const struct rr_candidate *
 		r->inner.upcoming(r->inner.ctx, key, cs, n);
 }
 
+static void rec_will_need(void *ctx, const char *key, const struct rr_candidate *const *cs,
+			  size_t n)
+{
+	struct rr_provider_record *r = ctx;
+
+	if (r->inner.will_need)
+		r->inner.will_need(r->inner.ctx, key, cs, n);
+}
+
 struct rr_provider_record *rr_provider_record_new(const struct rr_provider *inner)
 {
 	struct rr_provider_record *r = rr_xcalloc(1, sizeof(*r));
@@ -124,6 +133,7 @@ void rr_provider_record_get(struct rr_provider_record *r, struct rr_provider *re
 	ret->prefetch = rec_prefetch;
 	ret->prefetch_deps = rec_prefetch_deps;
 	ret->upcoming = rec_upcoming;
+	ret->will_need = rec_will_need;
 }
 
 void rr_provider_record_format(const struct rr_provider_record *r, struct rr_strbuf *out)

@@ -84,6 +84,13 @@ class Index:
     def simple(self, prefix=""):
         return f"{self.url}{prefix}/simple/"
 
+    def control(self, what):
+        """the answer of /_control/WHAT (reset, stats, order?a=...&b=...), parsed"""
+        import urllib.request
+        with urllib.request.urlopen(f"{self.url}/_control/{what}", timeout=10) as r:
+            body = r.read()
+        return json.loads(body) if body.strip().startswith(b"{") else {}
+
 
 # ---------------------------------------------------------------- wheels and venvs
 

@@ -123,6 +123,17 @@ def main():
             check("real uv and pip given that plan keep the stack and take rr-deep 1.0",
                   all(keeps_stack(v) and v.install.get("rr-deep") == "1.0" for v in (vu, vp)), f"{vu}\n{vp}")
 
+            # ---- explaining holds: what it reads is fetched a level at a time, not a release
+            # at a time (issue 17); rr-hold-lib 2.0's files answer 300 ms late
+            slow = idx.simple("/_fault/slow/300/rr_hold_lib-2.0")
+            hold = "rr-hold-a\nrr-hold-b\nrr-hold-lib<2\nrr-hold-lib2<2\n"
+            idx.control("reset")
+            r = E.rr(["--venv", v72, "--cache-dir", os.path.join(work, "cache-hold"), "-i", slow, "-vv", write(hold)])
+            order = idx.control("order?a=in:rr_hold_lib2-2.0-py3&b=out:rr_hold_lib-2.0-py3")
+            check("the holds' second level is asked for together: rr-hold-lib2 2.0 before rr-hold-lib 2.0 answers",
+                  r.returncode == 0 and "rr-hold-a==1.0" not in r.stdout and order.get("order") == "before" and
+                  "rr_hold_lib-2.0" in r.stderr and "rr_hold_lib2-2.0" in r.stderr, f"{order}\n{r.stdout}{r.stderr}")
+
             # ---- check is the installers' verdict: the order packages are met in
             first = "accelerate\nrr-parent\n"
             vu, vp = uv_on(first), pip_on(first)

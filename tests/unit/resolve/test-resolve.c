@@ -169,7 +169,7 @@ static rr_err failing_candidates(void *ctx, const char *key, const struct rr_can
 static void test_resolve_provider_error(void **state)
 {
 	static const char *const lines[] = {"numpy", NULL};
-	struct rr_provider p = {NULL, failing_candidates, NULL, NULL, NULL, NULL};
+	struct rr_provider p = {.candidates = failing_candidates};
 	struct reqs q;
 	struct rr_resolve_request rq = {0};
 	struct rr_solution *sol = NULL;
@@ -301,8 +301,12 @@ static void test_resolve_prefetch_hints(void **state)
 	static const char *const lines[] = {"torchvision", NULL};
 	struct rr_provider_mem *m = world();
 	struct hints h = {"", ""};
-	struct rr_provider self = {&h, NULL, NULL, NULL, NULL, NULL};
-	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, hint_keys, hint_deps, NULL};
+	struct rr_provider self = {.ctx = &h};
+	struct rr_provider p = {.ctx = &self,
+				.candidates = wrap_candidates,
+				.dependencies = wrap_dependencies,
+				.prefetch = hint_keys,
+				.prefetch_deps = hint_deps};
 	struct reqs q;
 	struct rr_resolve_request rq = {0};
 	struct rr_solution *sol;
@@ -350,9 +354,11 @@ static void test_resolve_upcoming_walk(void **state)
 	static const char *const needs_b2[] = {"b>=2", NULL};
 	struct rr_provider_mem *m = rr_provider_mem_new();
 	struct hints h = {"", ""};
-	struct rr_provider self = {&h, NULL, NULL, NULL, NULL, NULL};
-	struct rr_provider p = {&self, wrap_candidates, wrap_dependencies, NULL, NULL,
-				  hint_upcoming};
+	struct rr_provider self = {.ctx = &h};
+	struct rr_provider p = {.ctx = &self,
+				.candidates = wrap_candidates,
+				.dependencies = wrap_dependencies,
+				.upcoming = hint_upcoming};
 	struct reqs q;
 	struct rr_resolve_request rq = {0};
 	struct rr_solution *sol;
