@@ -143,7 +143,8 @@ struct rr_index_get {
 	bool head;       /* HEAD: headers only */
 	int priority;    /* rr_fetch.priority */
 	/* optional: called once the answer is settled (fetched or from the cache), on a
-	 * worker, while the rest still downloads */
+	 * worker, while the rest still downloads; an answer of at most 64 KiB in memory
+	 * on the thread that settled it, at once (get.c, INLINE_READY_MAX) */
 	void (*ready)(struct rr_index_client *c, struct rr_index_get *g);
 	void *ready_ctx;
 	/* called on the client's thread, from rr_index_pump, once the answer is settled

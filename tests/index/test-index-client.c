@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "index-fixture.h"
+#include "index/client-private.h"
 #include "index/index-private.h"
 #include "rocm-resolve/index-provider.h"
 #include "rocm-resolve/index.h"
@@ -509,6 +511,46 @@ static void test_close_while_parsing(void **state)
 		assert_true(pages_ok >= 1);
 		assert_int_equal(count_files(dir), pages_ok);
 	}
+}
+
+static void note_thread(struct rr_index_client *c, struct rr_index_get *g)
+{
+	(void)c;
+	*(pthread_t *)g->ready_ctx = pthread_self();
+}
+
+/*
+ * a small answer is worked on at once by the thread that settled it; a big one on a
+ * worker, while the rest download (a small page once waited behind the big ones)
+ */
+static void test_small_ready_inline(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	pthread_t small_th, big_th;
+	struct rr_index_get gs[2] = {
+	    {.url = rr_xasprintf("%s/simple/idna/", base),
+	     .accept = RR_INDEX_ACCEPT,
+	     .klass = "test",
+	     .ready = note_thread,
+	     .ready_ctx = &small_th},
+	    {.url = rr_xasprintf("%s/_fault/many/2000/simple/idna/", base),
+	     .accept = RR_INDEX_ACCEPT,
+	     .klass = "test",
+	     .ready = note_thread,
+	     .ready_ctx = &big_th},
+	};
+	(void)state;
+
+	rr_index_get_batch(c, gs, 2);
+	assert_int_equal(gs[0].status, 200);
+	assert_int_equal(gs[1].status, 200);
+	assert_true(gs[0].body.len < 64 * 1024);
+	assert_true(gs[1].body.len > 64 * 1024);
+	assert_true(pthread_equal(small_th, pthread_self()));
+	assert_false(pthread_equal(big_th, pthread_self()));
+	for (int i = 0; i < 2; i++)
+		rr_index_get_release(&gs[i]);
+	rr_index_client_free(c);
 }
 
 static void test_cache(void **state)
@@ -2002,6 +2044,7 @@ int main(void)
 	    cmocka_unit_test(test_auth),
 	    cmocka_unit_test(test_parallel),
 	    cmocka_unit_test(test_close_while_parsing),
+	    cmocka_unit_test(test_small_ready_inline),
 	    cmocka_unit_test(test_cache),
 	    cmocka_unit_test(test_cache_atomic),
 	    cmocka_unit_test(test_fetch_layer),
