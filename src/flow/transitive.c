@@ -55,6 +55,10 @@ struct held {
 	int state; /* 0 unknown, 1 visiting, 2 done */
 	char *cause; /* NULL: not held for the stack */
 	const struct rr_candidate *newest; /* the release it is kept from */
+	/* newest_allowed_as's answers, pip's reading [0] and uv's [1], once known_as has
+	 * bit 1 << uv set: asked up to four times per package */
+	const struct rr_candidate *newest_as[2];
+	unsigned known_as;
 };
 
 struct ctx {
@@ -281,7 +285,7 @@ static bool allowed_by_solution(const struct ctx *c, size_t j, const char *key,
 
 /* the newest release of s's project that an installer given the same requirements
  * would consider: pip (and the spec), or uv (uv_python: Requires-Python upper
- * bounds ignored) */
+ * bounds ignored); solved package j, memoised in c->held where it is there */
 static const struct rr_candidate *newest_allowed_as(const struct ctx *c, size_t j,
 						    const struct rr_solved *s, bool uv_python)
 {
@@ -290,7 +294,10 @@ static const struct rr_candidate *newest_allowed_as(const struct ctx *c, size_t 
 	size_t n;
 	rr_error err = RR_ERROR_INIT;
 	bool pre = c->in->pre || rr_version_is_prerelease(&s->candidate->version);
+	struct held *h = c->held ? &c->held[j] : NULL;
 
+	if (h && (h->known_as & (1u << uv_python)))
+		return h->newest_as[uv_python];
 	if (c->prov->candidates(c->prov->ctx, s->key, &cs, &n, &err)) {
 		rr_error_release(&err);
 		return NULL;
@@ -304,6 +311,10 @@ static const struct rr_candidate *newest_allowed_as(const struct ctx *c, size_t 
 		    !allowed_by_solution(c, j, s->key, &cs[i].version))
 			continue;
 		best = &cs[i];
+	}
+	if (h) {
+		h->newest_as[uv_python] = best;
+		h->known_as |= 1u << uv_python;
 	}
 	return best;
 }

@@ -368,8 +368,6 @@ void rr_index_pool_free(struct rr_index_client *c)
 	c->pool = NULL;
 }
 
-/* g is settled: its ready callback runs on a worker (here when there is none),
- * then g waits for the client's thread */
 /*
  * an answer up to this size is worked on by the thread that settled it, at once: on
  * a worker it waited behind the big pages queued before it (DeepSpeed's dev file:
@@ -378,6 +376,8 @@ void rr_index_pool_free(struct rr_index_client *c)
  */
 #define INLINE_READY_MAX (64u << 10)
 
+/* g is settled: its ready callback runs on a worker, or here (no workers, or an
+ * answer in memory of at most INLINE_READY_MAX); then g waits for the client's thread */
 static void dispatch(struct rr_index_client *c, struct rr_index_get *g)
 {
 	struct rr_index_pool *p = pool_get(c);
