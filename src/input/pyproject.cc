@@ -27,6 +27,7 @@ extern "C" {
 #include "rocm-resolve/specifier.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tomledit.h"
+#include "rocm-resolve/version.h"
 }
 
 namespace {
@@ -523,13 +524,17 @@ extern "C" rr_err rr_pyproject_core_metadata(const char *path, const char *text,
 		{
 			const std::string &name = nm->as_string()->get();
 			struct rr_specset pyspec = {};
+			struct rr_version vv = RR_VERSION_INIT;
 			rr_error e = RR_ERROR_INIT;
 			bool pyok = !requires_python ||
 				    rr_specset_parse(requires_python, &pyspec, &e) == RR_OK;
+			/* PEP 621: a PEP 440 version ("Version:  " is no metadata at all) */
+			bool vok = version && one_line(version) &&
+				   rr_version_parse(version, &vv, nullptr) == RR_OK;
 			rr_specset_release(&pyspec);
+			rr_version_release(&vv);
 			rr_error_release(&e);
-			if (!rr_name_is_valid(name.data(), name.size()) || !one_line(version) ||
-			    !pyok)
+			if (!rr_name_is_valid(name.data(), name.size()) || !vok || !pyok)
 				return rr_fail_at(err, RR_E_UNSUPPORTED, path, 0, 0, nullptr,
 						  "[project] is malformed: %s", unknown);
 		}

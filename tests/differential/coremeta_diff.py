@@ -41,6 +41,8 @@ REFUSED = {
     "not-pep508": '[project]\nname = "demo"\nversion = "1.0"\ndependencies = ["numpy >>= 1"]\n',
     "newline-in-marker": '[project]\nname = "demo"\nversion = "1.0"\ndependencies = [\'a; python_version == "3\\nRequires-Dist: evil"\']\n',
     "bad-name": '[project]\nname = "demo pkg"\nversion = "1.0"\n',
+    "blank-version": '[project]\nname = "demo"\nversion = " "\n',
+    "bad-version": '[project]\nname = "demo"\nversion = "one point oh"\n',
 }
 ENVS = [
     {"python_version": "3.8", "python_full_version": "3.8.10", "sys_platform": "linux",
