@@ -81,6 +81,10 @@ struct want {
 	bool walk_busy;      /* crawl_walk runs: a hook it causes does not start it again */
 	bool walk_wait;      /* walk_blocks waits for the resolver to meet a project */
 	bool installed_seen; /* the lines of the installed release were followed */
+	/* lines of releases walks found (walk_follow) that met its page before it was
+	 * in: borrowed from their cand_data, each taken up once the page lands */
+	const struct rr_specset **follow;
+	size_t nfollow, cap_follow;
 };
 
 struct tag_memo {
@@ -581,13 +585,19 @@ static bool python_ok(const struct rr_index_provider *ip, const struct rr_candid
 	return python_admits(ip, c, false);
 }
 
-/* does every specifier seen for w's project (none when w is NULL) allow v? */
-static bool seen_allow(const struct want *w, const struct rr_version *v)
+/* do the first n specifiers seen for w's project (none when w is NULL) allow v? */
+static bool first_allow(const struct want *w, size_t n, const struct rr_version *v)
 {
-	for (size_t k = 0; w && k < w->nspecs; k++)
+	for (size_t k = 0; w && k < n && k < w->nspecs; k++)
 		if (!rr_specset_contains(&w->specs[k], v, RR_PRE_POLICY_ALLOW))
 			return false;
 	return true;
+}
+
+/* does every specifier seen for w's project (none when w is NULL) allow v? */
+static bool seen_allow(const struct want *w, const struct rr_version *v)
+{
+	return first_allow(w, SIZE_MAX, v);
 }
 
 /*
@@ -731,11 +741,11 @@ static int cmp_cand_desc(const void *a, const void *b)
 
 /*
  * the releases of pk a walk or a line can take, as far as the crawl can tell (final,
- * not yanked, allowed by every specifier seen for w and by spec when given, below
- * `below` when given, admitting the venv's Python), newest first, up to max. One
- * pass and a sort; each Requires-Python is parsed only on the way to max
+ * not yanked, allowed by the first nseen specifiers seen for w and by spec when
+ * given, below `below` when given, admitting the venv's Python), newest first, up to
+ * max. One pass and a sort; each Requires-Python is parsed only on the way to max
  */
-static size_t newest_fits(const struct rr_index_provider *ip, const struct want *w,
+static size_t newest_fits(const struct rr_index_provider *ip, const struct want *w, size_t nseen,
 			  const struct pkg *pk, const struct rr_specset *spec,
 			  const struct rr_version *below, const struct rr_candidate **out,
 			  size_t max)
@@ -748,7 +758,7 @@ static size_t newest_fits(const struct rr_index_provider *ip, const struct want 
 		if (!c->yanked && !rr_version_is_prerelease(&c->version) &&
 		    (!below || rr_version_cmp(&c->version, below) < 0) &&
 		    (!spec || rr_specset_contains(spec, &c->version, RR_PRE_POLICY_ALLOW)) &&
-		    seen_allow(w, &c->version))
+		    first_allow(w, nseen, &c->version))
 			fit[nfit++] = c;
 	}
 	rr_qsort(fit, nfit, sizeof(*fit), cmp_cand_desc);
@@ -766,7 +776,8 @@ static size_t releases_below(const struct rr_index_provider *ip, const struct wa
 {
 	for (size_t i = 0; i < pk->n; i++)
 		if (pk->cands[i].data == d)
-			return newest_fits(ip, w, pk, NULL, &pk->cands[i].version, out, max);
+			return newest_fits(ip, w, SIZE_MAX, pk, NULL, &pk->cands[i].version, out,
+					   max);
 	return 0;
 }
 
@@ -905,10 +916,29 @@ static bool walk_blocks(struct rr_index_provider *ip, struct want *w, const stru
 }
 
 /*
+ * a release a walk found needs a release of o's project that spec allows: the newest,
+ * with every specifier seen for o; where those exclude each other, with the input's
+ * own only, as the others may come from releases the walk left behind (TTS: pydantic
+ * 2.14.4 pins pydantic-core 2.50.5, the walk's pick 2.13.5 pins 2.46.5)
+ */
+static void follow_need(struct rr_index_provider *ip, const struct want *o, const struct pkg *pk,
+			const struct rr_specset *spec)
+{
+	const struct rr_candidate *c;
+	const struct cand_data *od = newest_fits(ip, o, SIZE_MAX, pk, spec, NULL, &c, 1) ||
+					     newest_fits(ip, o, o->nroot, pk, spec, NULL, &c, 1)
+					 ? c->data
+					 : NULL;
+
+	if (od && od->file && !od->dist && !od->meta_loaded)
+		rr_index_want_metadata(ip->client, od->file, PRIO_META);
+}
+
+/*
  * e is the release a walk down w's project found: what it needs that the crawl did
  * not ask for. A line the installed version satisfies needs nothing (that version's
- * METADATA is on disk); another needs the newest release it allows (pydantic 2.13.5
- * pins pydantic-core 2.46.5), or the project's page first
+ * METADATA is on disk); another needs the release follow_need names, at once or
+ * when the project's page lands
  */
 static void walk_follow(struct rr_index_provider *ip, struct want *w, const struct cand_data *e)
 {
@@ -917,8 +947,6 @@ static void walk_follow(struct rr_index_provider *ip, struct want *w, const stru
 		const struct rr_dist *dist = installed(ip, r->key);
 		struct want *o = find_want(ip, r->key, false);
 		struct pkg *pk = find_pkg(ip, r->key);
-		const struct rr_candidate *c;
-		const struct cand_data *od;
 
 		if (!follows(ip, w, &e->deps[i]) ||
 		    (dist && rr_specset_contains(&r->spec, &dist->version, RR_PRE_POLICY_ALLOW)))
@@ -930,10 +958,10 @@ static void walk_follow(struct rr_index_provider *ip, struct want *w, const stru
 			crawl_add(ip, r->key);
 			continue;
 		}
-		/* the newest release r allows, with every specifier seen for it */
-		od = pk && newest_fits(ip, o, pk, &r->spec, NULL, &c, 1) ? c->data : NULL;
-		if (od && od->file && !od->dist && !od->meta_loaded)
-			rr_index_want_metadata(ip->client, od->file, PRIO_META);
+		if (pk)
+			follow_need(ip, o, pk, &r->spec);
+		else
+			RR_PUSH(o->follow, o->nfollow, o->cap_follow) = &r->spec;
 	}
 }
 
@@ -1072,8 +1100,12 @@ static void crawl_pick(struct rr_index_provider *ip, struct want *w)
 	const struct rr_candidate *c = pk && !held_stays(ip, w) ? likely_candidate(ip, pk) : NULL;
 	struct cand_data *d = c ? (struct cand_data *)c->data : NULL;
 
-	if (pk)
+	if (pk) {
 		crawl_installed(ip, w, pk);
+		for (size_t i = 0; i < w->nfollow; i++)
+			follow_need(ip, w, pk, w->follow[i]);
+		w->nfollow = 0;
+	}
 	if (!d || d == w->meta_for)
 		return;
 	w->meta_for = d;
@@ -1279,6 +1311,7 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 		free(w->spec_texts);
 		free(w->extras);
 		free(w->walk_next);
+		free(w->follow);
 		free(w->key);
 		free(w);
 	}

@@ -1514,25 +1514,22 @@ static void test_crawl_as_written(void **state)
 }
 
 /*
- * walks the crawl knows for certain, before the resolver gets there: with rr-rootcap<2
- * asked for, no rr-rootwalk from 31.0 to 40.0 can be taken (each needs rr-rootcap>=2);
- * the crawl asks for 39.0 down to 30.0, in windows of 8 and 16 as the resolver's walk
- * grows them (so down to 16.0, not to 1.0), and the resolution then asks for nothing
- * more. Before, the resolver walked them, a window per round trip
+ * the crawl over the index at path for two root lines, then the resolution: the files
+ * want names were asked for (or not) before the resolver asked, the resolution picks
+ * pick[0] at pick[1] (and pick[2] at pick[3] when given) and asks for nothing more
  */
-static void test_walk_certain(void **state)
+static void crawl_then_resolve(const char *path, const char *const lines[2],
+			       const struct seen *want, size_t nwant, const char *const pick[4])
 {
-	static const char *const lines[] = {"rr-rootcap<2", "rr-rootwalk"};
 	struct rr_requirement r[2];
 	const struct rr_requirement *rp[2];
 	struct rr_root_requirement roots[2];
 	struct rr_resolve_request rq = {.reqs = roots, .nreqs = 2, .flags = RR_RESOLVE_NEWEST};
-	struct rr_index_client *c = client(NULL, 1, "/simple");
+	struct rr_index_client *c = client(NULL, 1, path);
 	struct rr_venv *v = NULL;
 	struct rr_index_provider *ip = fixture_provider(c, &v);
 	struct rr_provider prov;
 	struct rr_solution *sol = NULL;
-	(void)state;
 
 	for (size_t i = 0; i < 2; i++) {
 		r[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
@@ -1544,17 +1541,12 @@ static void test_walk_certain(void **state)
 	rr_test_index_reset(base);
 	rr_index_provider_prefetch_roots(ip, rp, 2);
 	rr_index_wait_all(c);
-	{
-		static const struct seen want[] = {
-		    {"rr_rootwalk-39.0-", 1}, {"rr_rootwalk-31.0-", 1}, {"rr_rootwalk-30.0-", 1},
-		    {"rr_rootwalk-16.0-", 1}, {"rr_rootwalk-15.0-", 0}, {"rr_rootwalk-1.0-", 0},
-		};
-		expect_seen(want, RR_ARRAY_LEN(want));
-	}
+	expect_seen(want, nwant);
 	rr_test_index_reset(base);
 	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
 	assert_true(rr_solution_ok(sol));
-	assert_string_equal(rr_solution_find(sol, "rr-rootwalk")->version, "30.0");
+	for (size_t i = 0; i < 4 && pick[i]; i += 2)
+		assert_string_equal(rr_solution_find(sol, pick[i])->version, pick[i + 1]);
 	assert_int_equal(rr_test_index_requests(base), 0);
 	rr_solution_free(sol);
 	rr_index_provider_free(ip);
@@ -1562,6 +1554,48 @@ static void test_walk_certain(void **state)
 		rr_requirement_release(&r[i]);
 	rr_venv_free(v);
 	rr_index_client_free(c);
+}
+
+/*
+ * walks the crawl knows for certain, before the resolver gets there: with rr-rootcap<2
+ * asked for, no rr-rootwalk from 31.0 to 40.0 can be taken (each needs rr-rootcap>=2);
+ * the crawl asks for 39.0 down to 30.0, in windows of 8 and 16 as the resolver's walk
+ * grows them (so down to 16.0, not to 1.0), and the resolution then asks for nothing
+ * more. Before, the resolver walked them, a window per round trip
+ */
+static void test_walk_certain(void **state)
+{
+	static const char *const lines[] = {"rr-rootcap<2", "rr-rootwalk"};
+	static const struct seen want[] = {
+	    {"rr_rootwalk-39.0-", 1}, {"rr_rootwalk-31.0-", 1}, {"rr_rootwalk-30.0-", 1},
+	    {"rr_rootwalk-16.0-", 1}, {"rr_rootwalk-15.0-", 0}, {"rr_rootwalk-1.0-", 0},
+	};
+	static const char *const pick[4] = {"rr-rootwalk", "30.0"};
+	(void)state;
+
+	crawl_then_resolve("/simple", lines, want, RR_ARRAY_LEN(want), pick);
+}
+
+/*
+ * the release a walk finds pins another release of a dependency than the release it
+ * walked down from: rr-fwpkg 3.0 needs rr-fwcap>=2 (which the input rules out) and
+ * pins rr-fwcore 3.0, the walk's pick 2.0 pins rr-fwcore 2.0. The crawl asks for
+ * rr-fwcore 2.0's METADATA, also when rr-fwcore's page comes only after the walk found
+ * 2.0 (here 400 ms late). Before, it asked for the newest release every line seen
+ * allows (==3.0 and ==2.0: none), or nothing while the page was out, and the resolver
+ * fetched 2.0 at the end (coqui TTS: pydantic 2.14.4 pins pydantic-core 2.50.5, the
+ * walk's pick 2.13.5 pins 2.46.5)
+ */
+static void test_walk_pin(void **state)
+{
+	static const char *const lines[] = {"rr-fwcap<2", "rr-fwpkg"};
+	static const struct seen want[] = {{"rr_fwpkg-2.0-", 1}, {"rr_fwcore-2.0-", 1}};
+	static const char *const pick[4] = {"rr-fwpkg", "2.0", "rr-fwcore", "2.0"};
+	(void)state;
+
+	crawl_then_resolve("/simple", lines, want, RR_ARRAY_LEN(want), pick);
+	crawl_then_resolve("/_fault/slow/400/rr-fwcore/simple", lines, want, RR_ARRAY_LEN(want),
+			   pick);
 }
 
 /*
@@ -2066,6 +2100,7 @@ int main(void)
 	    cmocka_unit_test(test_crawl_unknown),
 	    cmocka_unit_test(test_crawl_as_written),
 	    cmocka_unit_test(test_walk_certain),
+	    cmocka_unit_test(test_walk_pin),
 	    cmocka_unit_test(test_crawl_python_upper),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_pages_format),
