@@ -29,6 +29,7 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 	    .ca_file = o->ca_file,
 	    .ca_dir = o->ca_dir,
 	    .sysroot = o->sysroot,
+	    .spill_memory = o->page_memory ? o->page_memory : RR_INDEX_PAGE_MEMORY,
 	    .observe = o->observe,
 	    .observe_ctx = o->observe_ctx,
 	};

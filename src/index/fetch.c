@@ -48,6 +48,9 @@ struct rr_fetcher {
 	size_t nlive, cap_live;
 	size_t running;
 	unsigned long seq;    /* submission order: ties in priority go first come first */
+	/* announced lengths of the running transfers whose bodies could have gone to a
+	 * temp file (spill_over) and are in memory: at most o.spill_memory */
+	unsigned long long spill_mem;
 };
 
 /*
@@ -217,6 +220,7 @@ struct slot {
 	char *redacted;
 	struct rr_fetcher *f;
 	int spill_state; /* 0: not decided, 1: memory, 2: temp file */
+	unsigned long long mem_held; /* counted in f->spill_mem while it runs */
 	bool io_error;
 	int io_errno;
 	long long last_body_ms; /* when the last body bytes came */
@@ -233,6 +237,13 @@ struct slot {
  * affected: only the per-request timeout bounds the wait for the first byte.
  */
 #define STALL_MS 5000
+
+/* a transfer ends (or starts over): its body no longer counts against the budget */
+static void mem_release(struct rr_fetcher *f, struct slot *s)
+{
+	f->spill_mem -= s->mem_held;
+	s->mem_held = 0;
+}
 
 long long rr_fetch_now_ms(void)
 {
@@ -284,12 +295,18 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 		rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
 		if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) != CURLE_OK)
 			cl = -1;
-		s->spill_state = (status == 200 &&
-				  (r->spill || (r->spill_over && cl > 0 &&
-						(unsigned long long)cl > r->spill_over))) ||
+		bool big = status == 200 && r->spill_over && cl > 0 &&
+			   (unsigned long long)cl > r->spill_over;
+		s->spill_state = (status == 200 && r->spill) ||
+					 (big && s->f->spill_mem + (unsigned long long)cl >
+						     s->f->o.spill_memory) ||
 					 (status == 206 && r->spill && r->spill_partial)
 				     ? 2
 				     : 1;
+		if (s->spill_state == 1 && big) {
+			s->mem_held = (unsigned long long)cl;
+			s->f->spill_mem += s->mem_held;
+		}
 		if (s->spill_state == 2 && r->fd < 0 && (r->fd = rr_fetch_temp_fd()) < 0) {
 			s->io_error = true;
 			s->io_errno = errno;
@@ -596,6 +613,7 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 
 static void slot_free(struct rr_fetcher *f, struct slot *s)
 {
+	mem_release(f, s);
 	if (s->easy) {
 		rr_curl.multi_remove_handle(f->multi, s->easy);
 		rr_curl.easy_cleanup(s->easy);
@@ -654,6 +672,7 @@ static void complete(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	rr_curl.multi_remove_handle(f->multi, s->easy);
 	s->running = false;
 	f->running--;
+	mem_release(f, s);
 	finished = finish(f, s, rc);
 	tell(f, s);
 	rr_curl.easy_cleanup(s->easy);

@@ -49,6 +49,8 @@ struct rr_fetch_opts {
 	const char *ca_file; /* --cert; NULL: SSL_CERT_FILE, REQUESTS_CA_BUNDLE, PIP_CERT */
 	const char *ca_dir;  /* NULL: SSL_CERT_DIR */
 	const char *sysroot; /* prefix of the system trust store's paths (tests); NULL: / */
+	/* bodies over their request's spill_over held in memory at once, at most (0: none) */
+	size_t spill_memory;
 	/* told about each finished transfer and, with url NULL, about progress */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);
 	void *observe_ctx;
@@ -69,7 +71,8 @@ struct rr_fetch {
 	const char *range;    /* CURLOPT_RANGE: "a-b" or "-n" (the last n bytes); NULL: whole */
 	bool spill;           /* a whole (200) body goes to an unlinked temp file, not memory */
 	bool spill_partial;   /* with spill, so does a 206 body (a large range) */
-	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none) */
+	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none)
+			       * where such bodies would hold over the fetcher's spill_memory */
 	bool head;            /* HEAD: the headers only (content_length says the size) */
 	int priority;         /* among those waiting to start, the highest goes first */
 	/* out */

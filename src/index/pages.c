@@ -20,9 +20,11 @@
 #include "rocm-resolve/util.h"
 
 /*
- * a page announced over this goes to an unlinked temporary file as it arrives and
- * is parsed from a read-only mapping: a ring's large pages (PyPI's pydantic-core,
- * aiohttp, regex: 4-7 MB of JSON each) downloading together held ~30 MB of heap
+ * a page announced over this goes to an unlinked temporary file as it arrives, and
+ * is parsed from a read-only mapping, where the pages of this size downloading
+ * together would hold more than the client's page_memory (RR_INDEX_PAGE_MEMORY): a
+ * ring's large pages (PyPI's pydantic-core, aiohttp, regex: 4-7 MB of JSON each)
+ * held ~30 MB
  */
 #define PAGE_SPILL_OVER (512u << 10)
 
