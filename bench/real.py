@@ -221,7 +221,7 @@ def self_reported_bytes(err):
 
 def run_once(argv, env, cwd, proxy, timeout, cap, out_path, err_path):
     rss_file = tempfile.NamedTemporaryFile("r")
-    full = ["/usr/bin/time", "-f", "%M", "-o", rss_file.name] + argv if os.path.exists("/usr/bin/time") else argv
+    full = ["/usr/bin/time", "-f", "%M %U %S", "-o", rss_file.name] + argv if os.path.exists("/usr/bin/time") else argv
     proxy.counters.reset()
     status = "ok"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -245,14 +245,16 @@ def run_once(argv, env, cwd, proxy, timeout, cap, out_path, err_path):
                 break
         dt = time.perf_counter() - t0
     snap = proxy.counters.snapshot()
+    # peak RSS, and the CPU time of the process and its threads (user + system)
     try:
-        rss = int(rss_file.read().strip().splitlines()[-1])
+        fields = rss_file.read().strip().splitlines()[-1].split()
+        rss, cpu = int(fields[0]), float(fields[1]) + float(fields[2])
     except (ValueError, IndexError):
-        rss = None
+        rss, cpu = None, None
     rss_file.close()
     with open(err_path, "r", errors="replace") as f:
         errtext = f.read()
-    return {"time": dt, "rss_kb": rss, "rc": p.returncode, "status": status, "down": snap["down"],
+    return {"time": dt, "rss_kb": rss, "cpu": cpu, "rc": p.returncode, "status": status, "down": snap["down"],
             "tunnels": snap["tunnels"], "err": errtext}
 
 
@@ -370,9 +372,10 @@ def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor
                     r["causal"] = causal_floor(parse(r["err"]), cache)[0] or None
                 del r["err"]
                 res[tool][mode].append(r)
+                cpu = f"cpu={r['cpu']:.2f} s " if r.get("cpu") is not None else ""
                 log(f"  {tool:<3} {mode} {i + 1}/{runs}: {r['status']} rc={r['rc']} {r['time']:.2f} s "
-                    f"rss={human((r['rss_kb'] or 0) * 1024)} down={human(r['down'])} tunnels={r['tunnels']} "
-                    f"requests={r['requests']} load={load:.1f}")
+                    f"{cpu}rss={human((r['rss_kb'] or 0) * 1024)} down={human(r['down'])} "
+                    f"tunnels={r['tunnels']} requests={r['requests']} load={load:.1f}")
                 if r["status"] != "ok":
                     stopped[tool] = r["status"]
                     continue
@@ -380,8 +383,9 @@ def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor
                     fl = run_floor(reqs, ctx, stem + "-floor", timeout)
                     fl["load"] = load
                     res[tool]["floor"].append(fl)
-                    log(f"  floor of that run: {fl['status']} {fl['time']:.2f} s down={human(fl['down'])} "
-                        f"tunnels={fl['tunnels']} requests={fl['requests']}")
+                    fcpu = f"cpu={fl['cpu']:.2f} s " if fl.get("cpu") is not None else ""
+                    log(f"  floor of that run: {fl['status']} {fl['time']:.2f} s {fcpu}"
+                        f"down={human(fl['down'])} tunnels={fl['tunnels']} requests={fl['requests']}")
                 if mode == "cold" and i == 0 and r["time"] > long:
                     nruns[tool] = 1  # a slow (tool, input) is measured once cold and once warm
     return res, stopped
@@ -403,6 +407,7 @@ def summarize(res, stopped):
             "lower_bound": any(r.get("lower_bound") for r in rs),
             "self_bytes": med([r.get("self_bytes") for r in ok]),
             "causal": med([r.get("causal") for r in ok]),
+            "cpu": med([r.get("cpu") for r in ok]),
             "load": med([r.get("load") for r in rs]),
             "rcs": sorted({r["rc"] for r in rs}),
             "n": len(ok),
@@ -459,10 +464,12 @@ def print_floor_table(results):
     if not any("rr" in v and v["rr"]["floor"]["last"] for v in by.values()):
         return
     hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "causal floor", "rr / uv", "rr / floor",
-           "rr / causal", "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor", "load")
+           "rr / causal", "CPU rr / floor", "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor",
+           "load")
     print("cold, medians (floor: the rr run's own requests as one parallel burst, curl --parallel;"
           " causal floor: the same requests, each started the moment what made it needed was in,"
-          " at the rr run's own durations: bench/timeline.py)")
+          " at the rr run's own durations: bench/timeline.py; CPU: user + system seconds of the"
+          " process, all its threads, and of curl for the floor)")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---" for _ in hdr) + "|")
     for label, v in by.items():
@@ -477,9 +484,10 @@ def print_floor_table(results):
         req = " / ".join(fmt_req(m) if m and m["last"] else "-" for m in (c, f))
         load = f"{c['load']:.1f}" if c["load"] is not None else "-"
         cf = f"{c['causal']:.2f} s" if c["causal"] else "-"
+        cpu = " / ".join(f"{m['cpu']:.2f} s" if m and m["cpu"] is not None else "-" for m in (c, f))
         print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {cf} | {ratio(c['time'], u and u['time'])} | "
-              f"{ratio(c['time'], f['time'])} | {ratio(c['time'], c['causal'])} | {rss} | {byt} | {req} |"
-              f" {load} |")
+              f"{ratio(c['time'], f['time'])} | {ratio(c['time'], c['causal'])} | {cpu} | {rss} | {byt} | "
+              f"{req} | {load} |")
     print()
 
 
