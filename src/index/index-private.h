@@ -257,6 +257,7 @@ struct rr_index_keep {
 	bool allow_file;
 	struct {
 		char *tags;
+		size_t len; /* strlen(tags): most entries differ from a wheel's in length */
 		bool ok;
 	} memo[64];
 	size_t nmemo;

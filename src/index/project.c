@@ -299,16 +299,21 @@ static void pack_again(struct rr_index_project *p)
 	pack(p, true);
 }
 
+struct prefix {
+	const char *s;
+	size_t n;
+};
+
 /* does some part of the dot-separated tag set start with one of the prefixes? */
-static bool tag_set_has(const char *s, size_t n, const char *const *prefixes)
+static bool tag_set_has(const char *s, size_t n, const struct prefix *prefixes)
 {
 	const char *end = s + n;
 
 	while (s < end) {
 		const char *dot = memchr(s, '.', (size_t)(end - s));
 		size_t len = (size_t)((dot ? dot : end) - s);
-		for (const char *const *pf = prefixes; *pf; pf++)
-			if (len >= strlen(*pf) && memcmp(s, *pf, strlen(*pf)) == 0)
+		for (const struct prefix *pf = prefixes; pf->s; pf++)
+			if (len >= pf->n && memcmp(s, pf->s, pf->n) == 0)
 				return true;
 		s += len + 1;
 	}
@@ -323,8 +328,8 @@ static bool tag_set_has(const char *s, size_t n, const char *const *prefixes)
  */
 static bool foreign_name(const char *base, size_t len)
 {
-	static const char *const plats[] = {"any", "linux_", "manylinux", NULL};
-	static const char *const pys[] = {"cp", "py", NULL};
+	static const struct prefix plats[] = {{"any", 3}, {"linux_", 6}, {"manylinux", 9}, {0}};
+	static const struct prefix pys[] = {{"cp", 2}, {"py", 2}, {0}};
 	const char *dash[3] = {NULL, NULL, NULL};
 
 	if (len < 5 || memcmp(base + len - 4, ".whl", 4) != 0)
@@ -386,15 +391,17 @@ void rr_index_project_drop_foreign(struct rr_index_project *p)
 static bool installable(struct rr_index_keep *k, const char *base)
 {
 	const char *tags = NULL;
-	size_t dashes = 0;
+	size_t dashes = 0, n = strlen(base), tlen = 0;
 	struct rr_wheel_name w;
 	bool ok;
 
-	for (size_t i = strlen(base); i-- > 0 && dashes < 3;)
-		if (base[i] == '-' && ++dashes == 3)
+	for (size_t i = n; i-- > 0 && dashes < 3;)
+		if (base[i] == '-' && ++dashes == 3) {
 			tags = base + i + 1;
+			tlen = n - i - 1;
+		}
 	for (size_t i = 0; tags && i < k->nmemo; i++)
-		if (strcmp(k->memo[i].tags, tags) == 0)
+		if (k->memo[i].len == tlen && memcmp(k->memo[i].tags, tags, tlen) == 0)
 			return k->memo[i].ok;
 	/* a name rr_wheel_name_parse refuses is no candidate either */
 	ok = rr_wheel_name_parse(base, &w, NULL) == RR_OK;
@@ -404,6 +411,7 @@ static bool installable(struct rr_index_keep *k, const char *base)
 	}
 	if (tags && k->nmemo < RR_ARRAY_LEN(k->memo)) {
 		k->memo[k->nmemo].tags = rr_xstrdup(tags);
+		k->memo[k->nmemo].len = tlen;
 		k->memo[k->nmemo++].ok = ok;
 	}
 	return ok;
