@@ -610,17 +610,16 @@ static bool seen_allow(const struct want *w, const struct rr_version *v)
  * ignored: coqui TTS's trainer says <3.12): the newest final one that reading
  * admits, whose requirements that resolution then meets. NULL when none
  */
-static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
-						   const struct pkg *pk)
+static const struct rr_candidate *likely_among(struct rr_index_provider *ip, const struct pkg *pk,
+					       const struct want *w, size_t nseen)
 {
-	const struct want *w = find_want(ip, pk->key, false);
 	const struct rr_candidate *best = NULL, *best_pre = NULL, *best_lower = NULL;
 
 	/* newest first (the page's order, ascending): each Requires-Python is parsed only
 	 * where it could win */
 	for (size_t i = pk->n; i-- > 0;) {
 		const struct rr_candidate *c = &pk->cands[i];
-		if (c->yanked || !seen_allow(w, &c->version))
+		if (c->yanked || !first_allow(w, nseen, &c->version))
 			continue;
 		if (!rr_version_is_prerelease(&c->version) &&
 		    (!best_lower || rr_version_cmp(&c->version, &best_lower->version) > 0) &&
@@ -636,6 +635,18 @@ static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
 			best = c;
 	}
 	return best ? best : best_pre ? best_pre : best_lower;
+}
+
+/* the same, where the specifiers seen exclude each other: with the input's own only,
+ * as the others may come from releases a walk leaves behind (rr-fwpkg 3.0's
+ * rr-fwcap>=2 against the input's rr-fwcap<2) */
+static const struct rr_candidate *likely_candidate(struct rr_index_provider *ip,
+						   const struct pkg *pk)
+{
+	const struct want *w = find_want(ip, pk->key, false);
+	const struct rr_candidate *c = likely_among(ip, pk, w, SIZE_MAX);
+
+	return c || !w || w->nspecs == w->nroot ? c : likely_among(ip, pk, w, w->nroot);
 }
 
 static void crawl_pick(struct rr_index_provider *ip, struct want *w);
@@ -1133,6 +1144,18 @@ static void hook_project(void *ctx, const char *key)
 		return;
 	}
 	crawl_pick(ip, w);
+	/* a project the input's own lines name: its releases decide, for certain, walks
+	 * from likely releases whose lines on it came in before its page did
+	 * (walk_blocks said nothing of them then) */
+	for (size_t i = 0; w->nroot && i < ip->nwants; i++) {
+		struct want *o = ip->wants[i];
+		const struct cand_data *d = o->expanded;
+		bool names = false;
+		for (size_t k = 0; o != w && d && !o->walk_from && k < d->ndeps && !names; k++)
+			names = d->deps[k].req.key && strcmp(d->deps[k].req.key, key) == 0;
+		if (names)
+			walk_start(ip, o, d);
+	}
 }
 
 /* the client's hook: metadata is in; the crawl follows the release it was for */
