@@ -976,6 +976,27 @@ static void walk_follow(struct rr_index_provider *ip, struct want *w, const stru
 	}
 }
 
+/* does a line of d name key? */
+static bool release_names(const struct cand_data *d, const char *key)
+{
+	for (size_t k = 0; k < d->ndeps; k++)
+		if (d->deps[k].req.key && strcmp(d->deps[k].req.key, key) == 0)
+			return true;
+	return false;
+}
+
+/* walks not started when their likely release's lines came in, looked at again now
+ * that more is known: every other project's (whose release names key, when given) */
+static void walks_again(struct rr_index_provider *ip, const struct want *except, const char *key)
+{
+	for (size_t i = 0; i < ip->nwants; i++) {
+		struct want *o = ip->wants[i];
+		if (o != except && !o->walk_from && o->expanded &&
+		    (!key || release_names(o->expanded, key)))
+			walk_start(ip, o, o->expanded);
+	}
+}
+
 /*
  * the crawl's walk down w's project (walk_start): the releases below, in windows
  * of 8, 16, 32 wheels, until one that walk_blocks does not rule out; then
@@ -1026,11 +1047,7 @@ static void crawl_walk(struct rr_index_provider *ip, struct want *w)
 			w->walk_pick = next[i];
 			walk_follow(ip, w, o);
 			/* a walk that waited for this pick starts now */
-			for (size_t k = 0; k < ip->nwants; k++) {
-				struct want *q = ip->wants[k];
-				if (q != w && !q->walk_from && q->expanded)
-					walk_start(ip, q, q->expanded);
-			}
+			walks_again(ip, w, NULL);
 			break;
 		}
 	}
@@ -1147,15 +1164,8 @@ static void hook_project(void *ctx, const char *key)
 	/* a project the input's own lines name: its releases decide, for certain, walks
 	 * from likely releases whose lines on it came in before its page did
 	 * (walk_blocks said nothing of them then) */
-	for (size_t i = 0; w->nroot && i < ip->nwants; i++) {
-		struct want *o = ip->wants[i];
-		const struct cand_data *d = o->expanded;
-		bool names = false;
-		for (size_t k = 0; o != w && d && !o->walk_from && k < d->ndeps && !names; k++)
-			names = d->deps[k].req.key && strcmp(d->deps[k].req.key, key) == 0;
-		if (names)
-			walk_start(ip, o, d);
-	}
+	if (w->nroot)
+		walks_again(ip, w, key);
 }
 
 /* the client's hook: metadata is in; the crawl follows the release it was for */
