@@ -127,6 +127,7 @@ struct rr_index_get {
 	bool spill_partial; /* with spill, so does a 206 body */
 	size_t spill_over; /* so does one announced larger than this */
 	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
+	bool speculative; /* a guess: its failure says nothing about the URL's other requests */
 	/* out */
 	rr_err rc;
 	rr_error err;
@@ -240,5 +241,14 @@ void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_j
  * *done: the next step is to be asked for */
 rr_err rr_index_dist_job_answer(struct rr_index_client *c, struct rr_index_dist_job *j,
 				struct rr_index_get *g, bool *done, rr_error *err);
+/* a guess beside the first step (SPEC_HEAD_BYTES, ranges.c): true when g is filled with
+ * a request for the wheel's start, to be started beside the end's; its answer goes to
+ * spec_answer, as answer's does (its failure is no error: the end's steps go on) */
+bool rr_index_dist_job_spec(struct rr_index_client *c, struct rr_index_dist_job *j,
+			    struct rr_index_get *g);
+rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_dist_job *j,
+				     struct rr_index_get *g, bool *done, rr_error *err);
+/* the next step waits for the guess's answer: nothing to ask for now */
+bool rr_index_dist_job_waiting(const struct rr_index_dist_job *j);
 
 #endif

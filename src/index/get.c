@@ -91,8 +91,9 @@ static void settle(struct rr_index_client *c, struct rr_index_get *g, struct rr_
 
 	g->done = true;
 	g->content_length = f->content_length;
-	if (f->rc != RR_OK && g->head) {
-		/* a HEAD that failed says nothing about the GET of the same URL */
+	if (f->rc != RR_OK && (g->head || g->speculative)) {
+		/* a HEAD that failed says nothing about the GET of the same URL, nor a
+		 * guessed range about the others */
 		g->rc = f->rc;
 		g->err = f->err;
 		f->err = (rr_error)RR_ERROR_INIT;

@@ -209,12 +209,15 @@ static rr_err read_local(struct rr_index_client *c, const struct rr_index_file *
 	return rc;
 }
 
-/* one file's metadata under way */
+/* one file's metadata under way; once it is recorded (finished), the job lives on
+ * until neither of its requests is out */
 struct rr_index_meta_job {
 	const struct rr_index_file *f;
 	int priority;
 	struct rr_index_get g;
 	struct rr_index_dist_job *dj; /* NULL while the PEP 658 file is asked */
+	struct rr_index_get sg;       /* the dist's start, asked beside its end (ranges.c) */
+	bool g_out, sg_out, finished;
 };
 
 void rr_index_meta_job_free(void *job)
@@ -224,8 +227,22 @@ void rr_index_meta_job_free(void *job)
 	if (!j)
 		return;
 	rr_index_get_release(&j->g);
+	rr_index_get_release(&j->sg);
 	rr_index_dist_job_free(j->dj);
 	free(j);
+}
+
+/* a finished job with nothing out: gone */
+static void meta_job_idle(struct rr_index_client *c, struct rr_index_meta_job *j)
+{
+	void **slot;
+
+	if (!j->finished || j->g_out || j->sg_out)
+		return;
+	slot = rr_strmap_find(&c->meta_jobs, j->f->url, false);
+	if (slot && *slot == j)
+		*slot = NULL;
+	rr_index_meta_job_free(j);
 }
 
 /* it could not be had: err (moved) is what the file is known for */
@@ -251,11 +268,9 @@ static void meta_told(struct rr_index_client *c, const struct rr_index_file *f)
 static void meta_finish(struct rr_index_client *c, struct rr_index_meta_job *j)
 {
 	const struct rr_index_file *f = j->f;
-	void **slot = rr_strmap_find(&c->meta_jobs, f->url, false);
 
-	if (slot)
-		*slot = NULL;
-	rr_index_meta_job_free(j);
+	j->finished = true;
+	meta_job_idle(c, j);
 	meta_told(c, f);
 }
 
@@ -268,7 +283,23 @@ static void dist_next(struct rr_index_client *c, struct rr_index_meta_job *j)
 	j->g.on_done = dist_done;
 	j->g.owner = j;
 	j->g.priority = j->priority;
+	j->g_out = true;
 	rr_index_get_start(c, &j->g);
+}
+
+/* a step of the dist answered (answer or spec_answer, rc): finished, or the next step
+ * asked for unless it waits for the other request */
+static void dist_went(struct rr_index_client *c, struct rr_index_meta_job *j, rr_err rc, bool done,
+		      rr_error *err)
+{
+	if (rc != RR_OK) {
+		meta_fail(c, j->f, err);
+		meta_finish(c, j);
+	} else if (done) {
+		meta_finish(c, j);
+	} else if (!j->g_out && !rr_index_dist_job_waiting(j->dj)) {
+		dist_next(c, j);
+	}
 }
 
 static void dist_done(struct rr_index_client *c, struct rr_index_get *g)
@@ -276,14 +307,46 @@ static void dist_done(struct rr_index_client *c, struct rr_index_get *g)
 	struct rr_index_meta_job *j = g->owner;
 	rr_error err = RR_ERROR_INIT;
 	bool done;
+	rr_err rc;
 
-	if (rr_index_dist_job_answer(c, j->dj, g, &done, &err) != RR_OK) {
-		meta_fail(c, j->f, &err);
-		meta_finish(c, j);
-	} else if (done) {
-		meta_finish(c, j);
-	} else {
-		dist_next(c, j);
+	j->g_out = false;
+	if (j->finished) {
+		meta_job_idle(c, j);
+		return;
+	}
+	rc = rr_index_dist_job_answer(c, j->dj, g, &done, &err);
+	dist_went(c, j, rc, done, &err);
+}
+
+static void spec_done(struct rr_index_client *c, struct rr_index_get *g)
+{
+	struct rr_index_meta_job *j = g->owner;
+	rr_error err = RR_ERROR_INIT;
+	bool done;
+	rr_err rc;
+
+	j->sg_out = false;
+	if (j->finished) {
+		meta_job_idle(c, j);
+		return;
+	}
+	rc = rr_index_dist_job_spec_answer(c, j->dj, g, &done, &err);
+	rr_index_get_release(&j->sg);
+	memset(&j->sg, 0, sizeof(j->sg));
+	dist_went(c, j, rc, done, &err);
+}
+
+/* the dist's first step, and a guess beside it where one may save a round trip */
+static void dist_start(struct rr_index_client *c, struct rr_index_meta_job *j)
+{
+	j->dj = rr_index_dist_job_new(c, j->f);
+	dist_next(c, j);
+	if (rr_index_dist_job_spec(c, j->dj, &j->sg)) {
+		j->sg.on_done = spec_done;
+		j->sg.owner = j;
+		j->sg.priority = j->priority;
+		j->sg_out = true;
+		rr_index_get_start(c, &j->sg);
 	}
 }
 
@@ -292,6 +355,7 @@ static void pep658_done(struct rr_index_client *c, struct rr_index_get *g)
 	struct rr_index_meta_job *j = g->owner;
 	rr_error err = RR_ERROR_INIT;
 
+	j->g_out = false;
 	if (g->rc != RR_OK) {
 		rr_index_get_take_error(g, &err);
 		meta_fail(c, j->f, &err);
@@ -299,8 +363,7 @@ static void pep658_done(struct rr_index_client *c, struct rr_index_get *g)
 		meta_put(c, j->f->url, RR_OK, NULL, g->body.buf, g->body.len);
 	} else if (g->status == 404 || g->status == 410) {
 		/* advertised but absent: the file itself still has it */
-		j->dj = rr_index_dist_job_new(c, j->f);
-		dist_next(c, j);
+		dist_start(c, j);
 		return;
 	} else {
 		RR_AUTOFREE char *u = rr_url_redact(g->url);
@@ -325,8 +388,10 @@ void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_fil
 		j = *slot;
 		if (priority > j->priority) {
 			j->priority = priority;
-			if (j->g.fetch.url)
+			if (j->g_out && j->g.fetch.url)
 				rr_fetch_prioritize(c->fetcher, &j->g.fetch, priority);
+			if (j->sg_out && j->sg.fetch.url)
+				rr_fetch_prioritize(c->fetcher, &j->sg.fetch, priority);
 		}
 		return;
 	}
@@ -365,11 +430,11 @@ void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_fil
 		g->on_done = pep658_done;
 		g->owner = j;
 		g->priority = priority;
+		j->g_out = true;
 		rr_index_get_start(c, g);
 		return;
 	}
-	j->dj = rr_index_dist_job_new(c, f);
-	dist_next(c, j);
+	dist_start(c, j);
 }
 
 struct files_wait {

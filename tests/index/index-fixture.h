@@ -26,7 +26,9 @@ void rr_test_index_reset(const char *url);
 /* how many answered request paths (since the last reset) contain sub; -1 on error */
 long rr_test_index_seen(const char *url, const char *sub);
 /* a number from the server's stats: "requests", "heads" (HEAD requests), "html" and
- * "json" (project pages served in that format); -1 on error */
+ * "json" (project pages served in that format), "ranges" (range requests), "starts"
+ * (those from byte 0), or a Range header's count ("bytes=0-32767"); -1 on error or
+ * when the server has none of that name */
 long rr_test_index_stat(const char *url, const char *name);
 /*
  * whether event a happened before event b, each "in:<sub>" (the first request whose

@@ -57,7 +57,8 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
 password is not in the URL, as on a real private index: a plan may name the URL)
-Control: /_control/stats -> {"requests": N, "paths": {...}, "heads": N, "html": N, "json": N};
+Control: /_control/stats -> {"requests": N, "paths": {...}, "heads": N, "html": N, "json": N,
+"ranges": N, "starts": N (ranges from byte 0), "range_values": {"bytes=A-B": N, ...}};
 /_control/reset; /_control/order?a=<in|out>:<sub>&b=<in|out>:<sub> -> {"order": "before" |
 "after" | "missing"}: whether the first arrival (in) or answer (out) of a request whose path
 contains the first <sub> came before that of the second (events counted in one sequence).
@@ -583,6 +584,8 @@ class State:
         self.counts = {}
         self.requests = 0
         self.ranges = 0  # range requests answered 206/416
+        self.starts = 0  # those of them that begin at byte 0
+        self.range_values = {}  # their Range headers, as sent
         self.bytes = 0  # body bytes sent with 200/206
         self.blobs = {}  # synthetic files by name
         self.scratch = None  # local copies of files (/_fault/filelinks/)
@@ -625,6 +628,9 @@ def make_handler(state):
                     b = min(b, total - 1)
                     with state.lock:
                         state.ranges += 1
+                        state.starts += m.group(1) == "0"
+                        v = rng.strip()
+                        state.range_values[v] = state.range_values.get(v, 0) + 1
                     if a > b or a >= total:
                         return self.send(416, b"", headers=[("Content-Range", f"bytes */{total}")])
                     status = 206
@@ -792,6 +798,8 @@ def make_handler(state):
                     state.counts.clear()
                     state.requests = 0
                     state.ranges = 0
+                    state.starts = 0
+                    state.range_values.clear()
                     state.bytes = 0
                     state.events.clear()
                     state.heads = 0
@@ -806,7 +814,9 @@ def make_handler(state):
                 return self.send(200, json.dumps({"order": order}).encode(), "application/json")
             with state.lock:
                 body = json.dumps({"requests": state.requests, "paths": state.counts,
-                                   "ranges": state.ranges, "bytes": state.bytes, "heads": state.heads,
+                                   "ranges": state.ranges, "starts": state.starts,
+                                   "range_values": state.range_values,
+                                   "bytes": state.bytes, "heads": state.heads,
                                    "html": state.served["html"], "json": state.served["json"]}).encode()
             self.send(200, body, "application/json")
 

@@ -835,6 +835,91 @@ static void test_range_metadata(void **state)
 	rr_index_client_free(c);
 }
 
+/* the server saw Range: v this many times since the last reset (0: never) */
+static long range_seen(const char *v)
+{
+	long n = rr_test_index_stat(base, v);
+
+	return n < 0 ? 0 : n;
+}
+
+/*
+ * a platform wheel's start is asked beside its end when no wheel of its project was
+ * read yet: where its dist-info comes first (older maturin and auditwheel builds),
+ * METADATA is in that answer, not two round trips later. One guess per project, none
+ * for a pure wheel, and a server that ignores Range cuts the guess off
+ */
+static void test_range_guess(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	const struct rr_index_file *fs[2];
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+	(void)state;
+
+	/* the dist-info first: the guess brings the member, which is not asked alone (the
+	 * old way: the end, a longer end with the directory, then the member) */
+	rr_test_index_reset(base);
+	assert_int_equal(rr_index_get_project(c, "rr-platfirst", &p, &err), RR_OK);
+	assert_int_equal(p->nfiles, 2);
+	assert_false(p->files[0].has_metadata);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-platfirst\nVersion: 1.0.0\n"));
+	assert_int_equal(range_seen("bytes=0-32767"), 1);
+	assert_int_equal(rr_test_index_stat(base, "starts"), 1);
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.whole_files, 0);
+	/* the next wheel of the project, taught by the first: its start alone, no guess */
+	rr_test_index_reset(base);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[1], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Version: 2.0.0\n"));
+	assert_int_equal(rr_test_index_stat(base, "ranges"), 1);
+	assert_int_equal(range_seen("bytes=0-32767"), 0);
+	rr_index_client_free(c);
+
+	/* two wheels of the project at once: one guess */
+	c = client(NULL, 1, "/simple");
+	rr_test_index_reset(base);
+	assert_int_equal(rr_index_get_project(c, "rr-platfirst", &p, &err), RR_OK);
+	fs[0] = &p->files[0];
+	fs[1] = &p->files[1];
+	assert_int_equal(rr_index_fetch_metadata(c, fs, 2, &err), RR_OK);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(rr_index_get_metadata(c, fs[i], &txt, &len, &err), RR_OK);
+		assert_non_null(strstr(txt, i ? "Version: 2.0.0\n" : "Version: 1.0.0\n"));
+	}
+	assert_int_equal(range_seen("bytes=0-32767"), 1);
+	/* a pure wheel (pdm-backend's, the dist-info first too): no guess */
+	assert_int_equal(rr_index_get_project(c, "rr-infofirst", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-infofirst\n"));
+	assert_int_equal(range_seen("bytes=0-32767"), 1);
+	/* the dist-info last: the guess is asked, and the end's steps bring METADATA */
+	assert_int_equal(rr_index_get_project(c, "rr-platlast", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-platlast\n"));
+	assert_int_equal(range_seen("bytes=0-32767"), 2);
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.whole_files, 0);
+	rr_index_client_free(c);
+
+	/* a server that ignores Range: the guess is cut off at its size (a failure that
+	 * stays its own), the end's request brings the whole file */
+	c = client(NULL, 1, "/_fault/noranges/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-platfirst", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-platfirst\nVersion: 1.0.0\n"));
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.whole_files, 1);
+	assert_int_equal(st.range_requests, 0);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[1], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Version: 2.0.0\n"));
+	rr_index_client_free(c);
+}
+
 /* an sdist's PKG-INFO: the scan stops at it, and does not dig forever for it */
 static void test_sdist_scan_bound(void **state)
 {
@@ -2093,6 +2178,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_atomic),
 	    cmocka_unit_test(test_fetch_layer),
 	    cmocka_unit_test(test_range_metadata),
+	    cmocka_unit_test(test_range_guess),
 	    cmocka_unit_test(test_sdist_scan_bound),
 	    cmocka_unit_test(test_sdist_pyproject),
 	    cmocka_unit_test(test_zip_sdist_ranges),
