@@ -174,6 +174,12 @@ struct rr_index_opts {
 
 struct rr_index_client;
 
+/* binds libcurl now, from any thread, at most once per process (rr_index_client_new
+ * does it on first use, and says why it could not). A caller about to talk to an index
+ * runs it on a thread of its own while it reads its inputs: libcurl and the libraries it
+ * pulls in take ~10 ms to map and relocate */
+void rr_index_bind(void);
+
 rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client **ret,
 			   rr_error *err) RR_WUR;
 struct rr_index_client *rr_index_client_free(struct rr_index_client *c);

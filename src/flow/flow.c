@@ -3,6 +3,7 @@
  * plan. See include/rocm-resolve/flow.h for the order and the index rule.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -148,10 +149,23 @@ static rr_err load_constraints(struct rr_reqset *set, const char *path, rr_error
 	return rc;
 }
 
+static void *bind_main(void *arg)
+{
+	(void)arg;
+	rr_index_bind();
+	return NULL;
+}
+
 rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error *err)
 {
 	struct rr_flow *f = rr_xcalloc(1, sizeof(*f));
 	struct rr_input_sel sel = {0};
+	pthread_t binder;
+	/* libcurl is bound beside the reading of the inputs and the environment, and the
+	 * thread is joined before this returns: nothing of it is left running when a
+	 * caller forks (an installer, the GPU check) */
+	bool binding = o->want_inputs && !o->no_index && !o->provider &&
+		       pthread_create(&binder, NULL, bind_main, NULL) == 0;
 	rr_err rc;
 
 	rc = rr_policy_load_default(&f->policy, err);
@@ -221,9 +235,13 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		flow_warn(f, rr_xstrdup(f->stack->warnings[i]));
 	f->cache_dir = o->no_cache ? NULL : rr_flow_cache_dir(o->cache_dir, o->getenv_fn);
 	f->data_dir = data_dir(o->data_dir, o->getenv_fn);
+	if (binding)
+		pthread_join(binder, NULL);
 	*ret = f;
 	return RR_OK;
 fail:
+	if (binding)
+		pthread_join(binder, NULL);
 	rr_flow_free(f);
 	return rc;
 }

@@ -16,6 +16,11 @@
 #include "index/client-private.h"
 #include "rocm-resolve/util.h"
 
+void rr_index_bind(void)
+{
+	(void)rr_curl_load(NULL);
+}
+
 rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client **ret,
 			   rr_error *err)
 {
