@@ -302,37 +302,27 @@ static void dist_went(struct rr_index_client *c, struct rr_index_meta_job *j, rr
 	}
 }
 
+/* an answer to the dist's step (g) or to the guess beside it (sg) */
 static void dist_done(struct rr_index_client *c, struct rr_index_get *g)
 {
 	struct rr_index_meta_job *j = g->owner;
+	bool guess = g == &j->sg;
 	rr_error err = RR_ERROR_INIT;
 	bool done;
 	rr_err rc;
 
-	j->g_out = false;
+	*(guess ? &j->sg_out : &j->g_out) = false;
 	if (j->finished) {
 		meta_job_idle(c, j);
 		return;
 	}
-	rc = rr_index_dist_job_answer(c, j->dj, g, &done, &err);
-	dist_went(c, j, rc, done, &err);
-}
-
-static void spec_done(struct rr_index_client *c, struct rr_index_get *g)
-{
-	struct rr_index_meta_job *j = g->owner;
-	rr_error err = RR_ERROR_INIT;
-	bool done;
-	rr_err rc;
-
-	j->sg_out = false;
-	if (j->finished) {
-		meta_job_idle(c, j);
-		return;
+	if (!guess) {
+		rc = rr_index_dist_job_answer(c, j->dj, g, &done, &err);
+	} else {
+		rc = rr_index_dist_job_spec_answer(c, j->dj, g, &done, &err);
+		rr_index_get_release(&j->sg);
+		memset(&j->sg, 0, sizeof(j->sg));
 	}
-	rc = rr_index_dist_job_spec_answer(c, j->dj, g, &done, &err);
-	rr_index_get_release(&j->sg);
-	memset(&j->sg, 0, sizeof(j->sg));
 	dist_went(c, j, rc, done, &err);
 }
 
@@ -342,7 +332,7 @@ static void dist_start(struct rr_index_client *c, struct rr_index_meta_job *j)
 	j->dj = rr_index_dist_job_new(c, j->f);
 	dist_next(c, j);
 	if (rr_index_dist_job_spec(c, j->dj, &j->sg)) {
-		j->sg.on_done = spec_done;
+		j->sg.on_done = dist_done;
 		j->sg.owner = j;
 		j->sg.priority = j->priority;
 		j->sg_out = true;

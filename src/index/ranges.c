@@ -550,14 +550,21 @@ struct rr_index_dist_job *rr_index_dist_job_free(struct rr_index_dist_job *j)
 	return NULL;
 }
 
-void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_job *j,
-			       struct rr_index_get *g)
+/* a request for a range of j's file (g->range still to be set) */
+static void dist_get(struct rr_index_client *c, const struct rr_index_dist_job *j,
+		     struct rr_index_get *g, size_t max_body)
 {
 	memset(g, 0, sizeof(*g));
 	g->url = rr_xstrdup(j->f->url);
 	g->userpwd = rr_index_userpwd_for(c, j->f->url);
 	g->klass = "dist";
-	g->max_body = DIST_MAX;
+	g->max_body = max_body;
+}
+
+void rr_index_dist_job_request(struct rr_index_client *c, struct rr_index_dist_job *j,
+			       struct rr_index_get *g)
+{
+	dist_get(c, j, g, DIST_MAX);
 	g->spill = true;
 	if (j->stage == ST_TAIL)
 		g->range = rr_xasprintf("-%zu", j->want_tail);
@@ -616,12 +623,8 @@ bool rr_index_dist_job_spec(struct rr_index_client *c, struct rr_index_dist_job 
 	h = hint_of(c, j->f, true);
 	h->spec = true;
 	j->spec = SPEC_OUT;
-	memset(g, 0, sizeof(*g));
-	g->url = rr_xstrdup(j->f->url);
-	g->userpwd = rr_index_userpwd_for(c, j->f->url);
-	g->klass = "dist";
 	/* a server that ignores Range sends the whole file: cut off, not kept */
-	g->max_body = SPEC_HEAD_BYTES;
+	dist_get(c, j, g, SPEC_HEAD_BYTES);
 	g->speculative = true;
 	g->range = rr_xasprintf("0-%u", SPEC_HEAD_BYTES - 1);
 	return true;
