@@ -127,7 +127,8 @@ struct rr_index_get {
 	bool spill_partial; /* with spill, so does a 206 body */
 	size_t spill_over; /* so does one announced larger than this */
 	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
-	bool speculative; /* a guess: its failure says nothing about the URL's other requests */
+	bool speculative; /* a guess: its failure says nothing about the URL's other requests,
+			   * and it is not retried (a step of the same file may wait for it) */
 	/* out */
 	rr_err rc;
 	rr_error err;

@@ -569,7 +569,7 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 		retry = !s->over_limit && !s->io_error && rc != CURLE_FILESIZE_EXCEEDED &&
 			retryable_curl(rc);
 
-	if (retry && r->attempts <= f->o.retries) {
+	if (retry && !r->once && r->attempts <= f->o.retries) {
 		long long delay = f->o.backoff_ms << (r->attempts - 1);
 		if (delay > 10000)
 			delay = 10000;

@@ -481,6 +481,7 @@ void rr_index_get_start(struct rr_index_client *c, struct rr_index_get *g)
 	    .spill_partial = g->spill_partial,
 	    .spill_over = g->spill_over,
 	    .head = g->head,
+	    .once = g->speculative,
 	    .priority = g->priority,
 	    .done = get_fetched,
 	    .done_ud = g,

@@ -74,6 +74,8 @@ struct rr_fetch {
 	size_t spill_over;    /* so does a 200 body whose Content-Length is over this (0: none)
 			       * where such bodies would hold over the fetcher's spill_memory */
 	bool head;            /* HEAD: the headers only (content_length says the size) */
+	bool once;            /* no retry: a failure is final at once (a guess someone may
+			       * wait for, where a retry would only hold them up) */
 	int priority;         /* among those waiting to start, the highest goes first */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */

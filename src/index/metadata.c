@@ -312,6 +312,9 @@ static void dist_done(struct rr_index_client *c, struct rr_index_get *g)
 	rr_err rc;
 
 	*(guess ? &j->sg_out : &j->g_out) = false;
+	/* every range answered, the one that came too late to be needed too */
+	if (g->rc == RR_OK && g->status == 206 && g->total_size >= 0)
+		c->range_requests++;
 	if (j->finished) {
 		meta_job_idle(c, j);
 		return;

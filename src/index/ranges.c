@@ -82,7 +82,6 @@ struct rr_index_dist_job {
  * far from the start METADATA ended */
 struct tail_hint {
 	unsigned long long need, cd, head;
-	bool spec; /* a start was asked beside an end already */
 };
 
 /*
@@ -387,7 +386,6 @@ static rr_err job_step(struct rr_index_client *c, struct rr_index_dist_job *j, s
 		j->stage = ST_WHOLE;
 		return RR_OK;
 	}
-	c->range_requests++;
 	switch (j->stage) {
 	case ST_HEAD: {
 		RR_AUTO_STRBUF struct rr_strbuf md = RR_STRBUF_INIT;
@@ -615,13 +613,11 @@ static bool is_platform_wheel(const struct rr_index_file *f)
 bool rr_index_dist_job_spec(struct rr_index_client *c, struct rr_index_dist_job *j,
 			    struct rr_index_get *g)
 {
-	struct tail_hint *h;
-
 	if (j->stage != ST_TAIL || !is_platform_wheel(j->f) || hint_of(c, j->f, false))
 		return false;
-	/* one guess per project: the wheel it reads teaches the next (tail_learn) */
-	h = hint_of(c, j->f, true);
-	h->spec = true;
+	/* one guess per project: the wheel it reads teaches the next (tail_learn); until
+	 * then the hint, all zero, asks what no hint asks */
+	(void)hint_of(c, j->f, true);
 	j->spec = SPEC_OUT;
 	/* a server that ignores Range sends the whole file: cut off, not kept */
 	dist_get(c, j, g, SPEC_HEAD_BYTES);
@@ -655,7 +651,6 @@ rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_
 		if (j->stage == ST_WAIT)
 			rc = job_member(c, j, NULL, 0, err);
 	} else {
-		c->range_requests++;
 		j->spec_head = rr_xmalloc(g->body.len);
 		memcpy(j->spec_head, g->body.buf, g->body.len);
 		j->spec_len = g->body.len;
@@ -665,11 +660,25 @@ rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_
 		if (j->stage == ST_WAIT) {
 			rc = job_member(c, j, NULL, 0, err);
 		} else if (rr_zip_metadata_in_head(p, g->body.len, prefix, &m)) {
-			/* ahead of the end: what it brings when it comes is not needed */
+			/* ahead of the end: what it brings when it comes is not needed. A
+			 * member the start cannot give (its local header disagrees with
+			 * itself) is left to the end's steps, which are still out */
+			struct rr_zip_member was_m = j->m;
+			unsigned long long was_total = j->total;
+			int was_stage = j->stage;
 			j->m = m;
 			j->total = total;
 			rc = job_member(c, j, p + m.local_off, g->body.len - (size_t)m.local_off,
 					err);
+			if (rc != RR_OK || j->stage != ST_DONE) {
+				if (rc && err)
+					rr_error_release(err);
+				rc = RR_OK;
+				j->m = was_m;
+				j->total = was_total;
+				j->stage = was_stage;
+				j->spec = SPEC_GONE;
+			}
 		}
 	}
 	if (rc)

@@ -732,6 +732,25 @@ static void test_fetch_layer(void **state)
 		rr_fetch_release(&r[i]);
 	}
 	rr_fetcher_free(f);
+
+	/* a 503 is retried, unless the request is asked once (a guess someone may wait
+	 * for): then its one answer is final */
+	fo = (struct rr_fetch_opts){.retries = 2, .backoff_ms = 20};
+	assert_int_equal(rr_fetcher_new(&fo, &f, NULL), RR_OK);
+	memset(r, 0, sizeof(r));
+	r[0].url = rr_xasprintf("%s/_fault/5xx/1/simple/six/", base);
+	r[1].url = rr_xasprintf("%s/_fault/5xx/1/simple/idna/", base);
+	r[1].once = true;
+	rr_fetch_run(f, r, 2);
+	assert_int_equal(r[0].attempts, 2);
+	assert_int_equal(r[0].status, 200);
+	assert_int_equal(r[1].attempts, 1);
+	assert_int_equal(r[1].status, 503);
+	for (int i = 0; i < 2; i++) {
+		free((char *)r[i].url);
+		rr_fetch_release(&r[i]);
+	}
+	rr_fetcher_free(f);
 }
 
 
@@ -840,6 +859,8 @@ static long range_seen(const char *v)
 {
 	long n = rr_test_index_stat(base, v);
 
+	/* a value it never saw is absent from its stats: that they came is checked */
+	assert_true(rr_test_index_stat(base, "ranges") >= 0);
 	return n < 0 ? 0 : n;
 }
 
