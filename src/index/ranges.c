@@ -635,7 +635,7 @@ rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_
 				     struct rr_index_get *g, bool *done, rr_error *err)
 {
 	RR_AUTOFREE char *prefix = NULL;
-	const unsigned char *p = (const unsigned char *)g->body.buf;
+	const unsigned char *p;
 	unsigned long long total = (unsigned long long)g->total_size;
 	struct rr_zip_member m;
 	rr_err rc = RR_OK;
@@ -651,15 +651,15 @@ rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_
 		if (j->stage == ST_WAIT)
 			rc = job_member(c, j, NULL, 0, err);
 	} else {
-		j->spec_head = rr_xmalloc(g->body.len);
-		memcpy(j->spec_head, g->body.buf, g->body.len);
-		j->spec_len = g->body.len;
+		/* the answer is the caller's to release: its body is kept, not copied */
+		j->spec_head = (unsigned char *)rr_strbuf_detach(&g->body, &j->spec_len);
+		p = j->spec_head;
 		j->spec_total = total;
 		j->spec = SPEC_IN;
 		prefix = rr_dist_wheel_prefix(j->f->filename);
 		if (j->stage == ST_WAIT) {
 			rc = job_member(c, j, NULL, 0, err);
-		} else if (rr_zip_metadata_in_head(p, g->body.len, prefix, &m)) {
+		} else if (rr_zip_metadata_in_head(p, j->spec_len, prefix, &m)) {
 			/* ahead of the end: what it brings when it comes is not needed. A
 			 * member the start cannot give (its local header disagrees with
 			 * itself) is left to the end's steps, which are still out */
@@ -668,7 +668,7 @@ rr_err rr_index_dist_job_spec_answer(struct rr_index_client *c, struct rr_index_
 			int was_stage = j->stage;
 			j->m = m;
 			j->total = total;
-			rc = job_member(c, j, p + m.local_off, g->body.len - (size_t)m.local_off,
+			rc = job_member(c, j, p + m.local_off, j->spec_len - (size_t)m.local_off,
 					err);
 			if (rc != RR_OK || j->stage != ST_DONE) {
 				if (rc && err)
