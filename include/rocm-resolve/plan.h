@@ -24,6 +24,7 @@ struct rr_venv;
 struct rr_policy;
 struct rr_stack;
 struct rr_resolution;
+struct rr_locked;
 
 #define RR_ACTION_LIST(X)                                                                          \
 	X(RR_ACT_KEEP, "keep")                                                                     \
@@ -58,17 +59,35 @@ typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason
 
 const char *rr_reason_to_string(rr_reason r);
 
+/*
+ * why a decision was taken: one sentence that names the root cause (what a comment or a
+ * one-line report shows), then the derivation behind it, a line each (a resolver's
+ * explanation; none for most rules)
+ */
+struct rr_cause {
+	char *head;
+	char **lines;
+	size_t nlines;
+};
+
+/* the cause as one text: the head, then each derivation line after a newline (caller frees) */
+char *rr_cause_text(const struct rr_cause *c);
+
 struct rr_decision {
+	size_t item;       /* the reqset item it decides (decisions[i].item == i) */
 	char *source;	   /* "file:line" */
 	char *requirement; /* the input as written (credentials redacted) */
 	char *name;	   /* project name, NULL when unknown (a bare URL without #egg=) */
+	/* the release the plan line pins: the installed build (protected), the release held
+	 * back for the stack, the file --find-links gives; NULL for keep and strip */
+	char *version;
 	rr_action action;
 	rr_reason reason;
-	char *output; /* the line written to the plan, NULL when stripped */
-	char *why;    /* the reason; a resolver derivation may span lines (the text plan
-		       * flattens it into one comment line) */
+	char *output; /* the line written to the plan, NULL when stripped (writers only) */
+	struct rr_cause cause;
 	bool constraint;
 	bool breaks_stack; /* installing the input as written would damage the ROCm stack */
+	bool conditional;  /* the line keeps the input's environment marker */
 };
 
 /*
@@ -171,6 +190,12 @@ struct rr_plan {
 	 * list keeps them out, so the plan says so */
 	char **excludes;
 	size_t nexcludes;
+	/* the resolved closure, one file per package, sorted by name (the lock writers'
+	 * data): protected builds marked fixed, installed ones without a URL */
+	struct rr_locked *files;
+	size_t nfiles;
+	/* chosen releases whose dependencies are only known after a build */
+	size_t nunknown;
 	/* protected distributions reached through a .pth bridge (a project .venv over
 	 * /opt/venv): pip sees them, uv does not, so uv must be told to exclude them */
 	char **bridged;
@@ -218,15 +243,13 @@ void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable);
  * rules and (when in->res is given) the resolution */
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err) RR_WUR;
 /* --lock: every package of the closure pinned with its hash */
-void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
-			 struct rr_strbuf *out);
+void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out);
 /*
  * --lock --format pylock: the same closure as a PEP 751 pylock.toml (one file per
  * package, with its index, URL, size and sha256); the protected stack recorded in
  * [tool.rocm-resolve], never an entry (src/plan/pylock.c)
  */
-void rr_plan_format_pylock(const struct rr_plan *p, const struct rr_resolution *res,
-			   struct rr_strbuf *out);
+void rr_plan_format_pylock(const struct rr_plan *p, struct rr_strbuf *out);
 /* true when installing the inputs as written would damage the stack (for `check`):
  * a line that does (a CUDA-only line, another torch, a CUDA index option), a line
  * whose dependencies do as uv or pip would resolve them (p->changes), an exclusion

@@ -81,6 +81,10 @@ struct rr_locked {
 	char *find_links; /* the --find-links location its file comes from (redacted), or NULL */
 };
 
+/* a deep copy of from into to; the strings of l freed (not l itself) */
+void rr_locked_copy(struct rr_locked *to, const struct rr_locked *from);
+void rr_locked_release(struct rr_locked *l);
+
 /* the file behind a candidate, as a provider with files knows it (borrowed) */
 struct rr_locked_file {
 	const char *url, *sha256, *filename, *index_url;

@@ -21,7 +21,6 @@
 #include "session.h"
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/plan.h"
-#include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/strv.h"
 #include "rocm-resolve/testcase.h"
@@ -37,22 +36,22 @@ void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		const char *nl = d->why ? strchr(d->why, '\n') : NULL;
+		RR_AUTOFREE char *why = rr_cause_text(&d->cause);
 		/* a requirement the stack leaves no version of is never dropped in silence */
 		if (d->reason == RR_WHY_NO_SAFE_VERSION)
-			rr_cli_warn(cli, "%s: stripped '%s': %.*s", d->source, d->requirement,
-				    nl ? (int)(nl - d->why) : (int)strlen(d->why), d->why);
+			rr_cli_warn(cli, "%s: stripped '%s': %s", d->source, d->requirement,
+				    d->cause.head);
 		else if (d->reason == RR_WHY_BUILD_NEEDS_TORCH)
 			/* what to run instead, then the policy's word on it (the ROCm build) */
-			rr_cli_warn(cli, "%s: stripped '%s': %.*s%s%s", d->source, d->requirement,
-				    nl ? (int)(nl - d->why) : (int)strlen(d->why), d->why,
-				    nl ? "; " : "", nl ? nl + 1 : "");
+			rr_cli_warn(cli, "%s: stripped '%s': %s%s%s", d->source, d->requirement,
+				    d->cause.head, d->cause.nlines ? "; " : "",
+				    d->cause.nlines ? why + strlen(d->cause.head) + 1 : "");
 		else if (d->action == RR_ACT_STRIP)
-			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, d->why);
+			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, why);
 		else if (d->reason == RR_WHY_DEPS_UNKNOWN)
-			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, d->why);
+			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, why);
 		else if (d->reason == RR_WHY_HELD_BACK)
-			rr_cli_info(cli, "%s: '%s' %s", d->source, d->requirement, d->why);
+			rr_cli_info(cli, "%s: '%s' %s", d->source, d->requirement, why);
 	}
 }
 
@@ -97,11 +96,9 @@ static int write_testcase(const struct rr_cli *cli, const struct rr_session *s,
 
 /* open the session, build the plan, hand it to report, clean up */
 static int with_plan(struct rr_cli *cli,
-		     int (*report)(struct rr_cli *cli, const struct rr_plan *plan,
-				   const struct rr_resolution *res))
+		     int (*report)(struct rr_cli *cli, const struct rr_plan *plan))
 {
 	struct rr_session s;
-	struct rr_resolution res = {0};
 	struct rr_plan *plan = NULL;
 	int status;
 
@@ -109,19 +106,17 @@ static int with_plan(struct rr_cli *cli,
 	if (status != RR_CLI_GO_ON)
 		return fail_closed(cli, status);
 	rr_session_warnings(&s, cli);
-	status = rr_cli_build_plan(cli, &s, &res, &plan);
+	status = rr_cli_build_plan(cli, &s, &plan);
 	if (status == RR_CLI_GO_ON && cli->write_testcase)
 		status = write_testcase(cli, &s, plan);
 	if (status == RR_CLI_GO_ON)
-		status = report(cli, plan, &res);
+		status = report(cli, plan);
 	rr_plan_free(plan);
-	rr_resolution_release(&res);
 	rr_session_close(&s);
 	return fail_closed(cli, status);
 }
 
-static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
-		       const struct rr_resolution *res)
+static int report_plan(struct rr_cli *cli, const struct rr_plan *plan)
 {
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	int status = RR_CLI_GO_ON;
@@ -143,9 +138,9 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	if (status != RR_CLI_GO_ON)
 		return status;
 	if (cli->lock && cli->format == RR_FORMAT_PYLOCK)
-		rr_plan_format_pylock(plan, res, &out);
+		rr_plan_format_pylock(plan, &out);
 	else if (cli->lock && !cli->no_index)
-		rr_plan_format_lock(plan, res, &out);
+		rr_plan_format_lock(plan, &out);
 	else if (cli->format == RR_FORMAT_JSON)
 		rr_plan_format_json(plan, &out);
 	else
@@ -157,12 +152,11 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan,
 	return RR_EXIT_OK;
 }
 
-static int report_check(struct rr_cli *cli, const struct rr_plan *plan,
-			const struct rr_resolution *res)
+static int report_check(struct rr_cli *cli, const struct rr_plan *plan)
 {
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	bool breaks = rr_plan_breaks_stack(plan);
-	size_t unknown = res ? res->nunknown : 0;
+	size_t unknown = plan->nunknown;
 
 	rr_cli_plan_warnings(cli, plan);
 	if (cli->format == RR_FORMAT_JSON) {

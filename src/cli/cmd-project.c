@@ -171,8 +171,10 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		rr_cli_warn(cli, "%s", p->flow->plan->warnings[i]);
 	for (size_t i = 0; i < p->flow->plan->ndecisions; i++) {
 		const struct rr_decision *d = &p->flow->plan->decisions[i];
-		if (d->reason == RR_WHY_DEPS_UNKNOWN)
-			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, d->why);
+		if (d->reason == RR_WHY_DEPS_UNKNOWN) {
+			RR_AUTOFREE char *why = rr_cause_text(&d->cause);
+			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, why);
+		}
 	}
 	for (size_t i = 0; i < p->nwarnings; i++)
 		rr_cli_warn(cli, "%s", p->warnings[i]);

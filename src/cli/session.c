@@ -153,8 +153,7 @@ void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,
 			    f->whole_files, f->cache_hits);
 }
 
-int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
-		      struct rr_plan **ret)
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan **ret)
 {
 	rr_error err = RR_ERROR_INIT;
 	size_t before = s->flow->nwarnings;
@@ -169,8 +168,6 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolu
 	}
 	*ret = s->flow->plan;
 	s->flow->plan = NULL;
-	*res = s->flow->res;
-	memset(&s->flow->res, 0, sizeof(s->flow->res));
 	return RR_CLI_GO_ON;
 }
 

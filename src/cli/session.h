@@ -37,11 +37,10 @@ void rr_session_close(struct rr_session *s);
 struct rr_plan;
 /*
  * the plan for the session (resolving first unless --no-index): -1 on
- * success, with *ret and *res handed to the caller, else the exit status
+ * success, with *ret handed to the caller, else the exit status
  * after printing the error
  */
-int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_resolution *res,
-		      struct rr_plan **ret);
+int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan **ret);
 
 /* the plan's warnings on stderr: strips that matter, unknowns, holds (-v) */
 void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p);

@@ -256,32 +256,29 @@ static void from_plan(struct rr_project *p)
 		const struct rr_decision *d = &plan->decisions[i];
 		if (d->constraint || !d->name)
 			continue;
-		if (d->reason == RR_WHY_HELD_BACK && d->output) {
+		if (d->reason == RR_WHY_HELD_BACK) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);
-			const char *eq = strstr(d->output, "==");
-			RR_AUTOFREE char *value = NULL;
-			if (!eq)
-				continue;
-			value = rr_xasprintf("%s==%.*s", key, (int)strcspn(eq + 2, " ;"), eq + 2);
-			ours(&p->constraints, value, rr_xstrdup(d->why));
+			RR_AUTOFREE char *value = rr_xasprintf("%s==%s", key, d->version);
+			ours(&p->constraints, value, rr_cause_text(&d->cause));
 		} else if (d->reason == RR_WHY_NO_SAFE_VERSION) {
-			const char *why = d->why, *nl = strchr(d->why, '\n');
-			int len = nl ? (int)(nl - d->why) : (int)strlen(d->why);
+			const char *why = d->cause.head;
 			/* the chain down to the protected build, as check names it; the
 			 * derivation's first line may stop short of the stack */
 			for (size_t k = 0; k < plan->nchanges; k++)
-				if (plan->changes[k].decision == i && plan->changes[k].why) {
+				if (plan->changes[k].decision == d->item && plan->changes[k].why) {
 					why = plan->changes[k].why;
-					len = (int)strcspn(why, "\n");
 					break;
 				}
 			p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
-			p->unmet[p->nunmet++] =
-				rr_xasprintf("%s: '%s': %.*s", d->source, d->requirement, len, why);
+			p->unmet[p->nunmet++] = rr_xasprintf("%s: '%s': %.*s", d->source,
+							     d->requirement,
+							     (int)strcspn(why, "\n"), why);
 		} else if ((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
 			   d->action == RR_ACT_STRIP) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);
-			ours(&p->excludes, key, rr_xasprintf("%s; asked for at %s", d->why, d->source));
+			RR_AUTOFREE char *why = rr_cause_text(&d->cause);
+			ours(&p->excludes, key,
+			     rr_xasprintf("%s; asked for at %s", why, d->source));
 		}
 	}
 	for (size_t i = 0; i < plan->nholds; i++) {

@@ -42,12 +42,12 @@ static void add_comment_text(struct rr_strbuf *out, const char *s, size_t cap)
 	}
 }
 
-/* the derivation's first sentence: the root cause, enough for a comment (JSON has it all) */
-static char *first_line(const char *why)
+/* a decision's cause as one comment: its head, then its derivation lines (cap as above) */
+static void add_cause(struct rr_strbuf *out, const struct rr_cause *c, size_t cap)
 {
-	const char *nl = strchr(why, '\n');
+	RR_AUTOFREE char *text = rr_cause_text(c);
 
-	return nl ? rr_xstrndup(why, (size_t)(nl - why)) : rr_xstrdup(why);
+	add_comment_text(out, text, cap);
 }
 
 static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
@@ -199,13 +199,13 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addf(out, "  # %s ", d->reason == RR_WHY_HELD_BACK ? "held back:"
 										: "pinned:");
 			/* a held-back chain is never cut: its end names the protected build */
-			add_comment_text(out, d->why, d->reason == RR_WHY_HELD_BACK ? 0 : 160);
+			add_cause(out, &d->cause, d->reason == RR_WHY_HELD_BACK ? 0 : 160);
 			rr_strbuf_adds(out, " (asked: ");
 			add_comment_text(out, d->requirement, 80);
 			rr_strbuf_addch(out, ')');
 		} else if (d->reason == RR_WHY_DEPS_UNKNOWN) {
 			rr_strbuf_adds(out, "  # unknown: ");
-			add_comment_text(out, d->why, 240);
+			add_cause(out, &d->cause, 240);
 		}
 		rr_strbuf_addch(out, '\n');
 	}
@@ -226,7 +226,7 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 				continue;
 			/* "SOURCE: REQ: CAUSE", as check prints it; a long requirement (a URL) is
 			 * cut to keep the line near 120 columns: its source names it whole */
-			RR_AUTOFREE char *cause = first_line(d->why);
+			const char *cause = d->cause.head;
 			size_t used = 4 + strlen(d->source) + 2 + (d->constraint ? 3 : 0) + 2 +
 				      strlen(cause) + 6;
 			rr_strbuf_addf(out, "#   %s: %s", d->source, d->constraint ? "-c " : "");
@@ -296,8 +296,9 @@ void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_json_set_str(o, "name", d->name);
 		rr_json_set_str(o, "action", rr_action_to_string(d->action));
 		rr_json_set_str(o, "reason", rr_reason_to_string(d->reason));
+		RR_AUTOFREE char *why = rr_cause_text(&d->cause);
 		rr_json_set_str(o, "output", d->output);
-		rr_json_set_str(o, "why", d->why);
+		rr_json_set_str(o, "why", why);
 		rr_json_set_bool(o, "constraint", d->constraint);
 		rr_json_set_bool(o, "breaks_stack", d->breaks_stack);
 		json_array_append_new(a, o);
@@ -436,8 +437,7 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addf(out, "%s: %s", d->source, d->constraint ? "-c " : "");
 		add_comment_text(out, d->requirement, 0);
 		rr_strbuf_adds(out, ": ");
-		RR_AUTOFREE char *cause = first_line(d->why);
-		add_comment_text(out, cause, 0);
+		add_comment_text(out, d->cause.head, 0);
 		rr_strbuf_adds(out, "; ");
 		add_instead(d, out);
 		rr_strbuf_addch(out, '\n');
@@ -463,26 +463,25 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 }
 
-void rr_plan_format_lock(const struct rr_plan *p, const struct rr_resolution *res,
-			 struct rr_strbuf *out)
+void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < res->nlocked; i++)
-		n += !res->locked[i].fixed && res->locked[i].url;
+	for (size_t i = 0; i < p->nfiles; i++)
+		n += !p->files[i].fixed && p->files[i].url;
 	rr_strbuf_addf(out, "# rocm-resolve %s lock for %s: %zu packages to install\n", RR_VERSION,
 		       p->venv, n);
 	rr_strbuf_adds(out, "# install with: uv pip install --no-deps --require-hashes -r -\n");
-	for (size_t i = 0; i < res->nlocked; i++) {
-		const struct rr_locked *l = &res->locked[i];
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct rr_locked *l = &p->files[i];
 		if (l->fixed)
 			rr_strbuf_addf(out, "# %s==%s  (protected ROCm build, installed)\n", l->name,
 				       l->version);
 		else if (!l->url)
 			rr_strbuf_addf(out, "# %s==%s  (installed, kept)\n", l->name, l->version);
 	}
-	for (size_t i = 0; i < res->nlocked; i++) {
-		const struct rr_locked *l = &res->locked[i];
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct rr_locked *l = &p->files[i];
 		if (l->fixed || !l->url)
 			continue;
 		rr_strbuf_addf(out, "%s==%s", l->name, l->version);

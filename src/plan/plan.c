@@ -130,11 +130,12 @@ static char *keep_line(const struct rr_item *it)
 	return rr_strbuf_detach(&sb, NULL);
 }
 
-static struct rr_decision *new_decision(struct builder *b, const struct rr_item *it)
+static struct rr_decision *new_decision(struct builder *b, const struct rr_item *it, size_t idx)
 {
 	struct rr_decision *d = &RR_PUSH(b->plan->decisions, b->plan->ndecisions, b->cap_decisions);
 
 	memset(d, 0, sizeof(*d));
+	d->item = idx;
 	d->source = source_of(it);
 	d->requirement = display_text(it);
 	d->name = it->req.name ? rr_xstrdup(it->req.name) : NULL;
@@ -142,12 +143,50 @@ static struct rr_decision *new_decision(struct builder *b, const struct rr_item 
 	return d;
 }
 
+/* why, split into its head and its derivation lines (see struct rr_cause) */
+static void cause_take(struct rr_cause *c, char *why)
+{
+	char *nl = strchr(why, '\n');
+
+	c->head = why;
+	if (!nl)
+		return;
+	*nl = '\0';
+	for (const char *s = nl + 1;; s++) {
+		size_t n = strcspn(s, "\n");
+		c->lines = rr_xrealloc(c->lines, (c->nlines + 1) * sizeof(*c->lines));
+		c->lines[c->nlines++] = rr_xstrndup(s, n);
+		s += n;
+		if (!*s)
+			break;
+	}
+}
+
+char *rr_cause_text(const struct rr_cause *c)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	rr_strbuf_adds(&sb, c->head ? c->head : "");
+	for (size_t i = 0; i < c->nlines; i++)
+		rr_strbuf_addf(&sb, "\n%s", c->lines[i]);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
 static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output, char *why)
 {
 	d->action = a;
 	d->reason = r;
 	d->output = output;
-	d->why = why;
+	cause_take(&d->cause, why);
+}
+
+/* a pin decision: the line pins version, keeping the input's extras and marker */
+static void decide_pin(struct rr_decision *d, const struct rr_item *it, rr_reason r,
+		       const char *version, char *why)
+{
+	decide(d, RR_ACT_PIN, r, pin_line(&it->req, version), why);
+	d->version = rr_xstrdup(version);
+	d->conditional = it->req.marker != NULL;
 }
 
 /* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
@@ -226,7 +265,7 @@ static const struct rr_plan_local *local_of(const struct rr_plan_input *in, size
 static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 {
 	const struct rr_plan_input *in = b->in;
-	struct rr_decision *d = new_decision(b, it);
+	struct rr_decision *d = new_decision(b, it, idx);
 	const struct rr_plan_local *local = local_of(in, idx);
 	const char *key = local && !it->req.key ? local->key : it->req.key;
 	const char *rule;
@@ -297,11 +336,11 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 			return;
 		}
 		RR_AUTOFREE char *why = short_why(prot->why);
-		decide(d, RR_ACT_PIN, RR_WHY_PROTECTED, pin_line(&it->req, prot->version),
-		       satisfied ? rr_xasprintf("protected, %s", why)
-				 : rr_xasprintf("the version asked for would replace the protected "
-						"build, %s",
-						why));
+		decide_pin(d, it, RR_WHY_PROTECTED, prot->version,
+			   satisfied ? rr_xasprintf("protected, %s", why)
+				     : rr_xasprintf("the version asked for would replace the "
+						    "protected build, %s",
+						    why));
 		if (!satisfied)
 			add_warning(b, rr_xasprintf("%s: '%s' asks for another %s than the installed "
 						    "%s; pinned to the installed build",
@@ -374,18 +413,18 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		return;
 	}
 	if (r && r->pin_version) {
-		decide(d, RR_ACT_PIN, RR_WHY_HELD_BACK, pin_line(&it->req, r->pin_version),
-		       rr_xstrdup(r->pin_why));
+		decide_pin(d, it, RR_WHY_HELD_BACK, r->pin_version, rr_xstrdup(r->pin_why));
 		d->breaks_stack = breaks;
 		return;
 	}
 	d->breaks_stack = in->res->as_written && breaks;
 	if ((link = find_links_taken(in->res, it->req.key))) {
-		decide(d, RR_ACT_PIN, RR_WHY_FIND_LINKS, pin_line(&it->req, link->version),
-		       rr_xasprintf("the resolution takes %s %s from --find-links %s: pinned, so "
-				    "the installers take that file and not a newer release an index "
-				    "has",
-				    link->name, link->version, link->find_links));
+		decide_pin(
+		    d, it, RR_WHY_FIND_LINKS, link->version,
+		    rr_xasprintf("the resolution takes %s %s from --find-links %s: pinned, so "
+				 "the installers take that file and not a newer release an index "
+				 "has",
+				 link->name, link->version, link->find_links));
 		return;
 	}
 	if (r && r->deps_unknown && local_of(in, idx) && local_of(in, idx)->unknown) {
@@ -557,7 +596,7 @@ static void add_pins(struct builder *b)
 		for (size_t j = 0; j < b->plan->ndecisions; j++) {
 			const struct rr_decision *d = &b->plan->decisions[j];
 			if (d->action == RR_ACT_PIN && d->name && rr_name_eq(d->name, p->name) &&
-			    !strchr(d->output, ';'))
+			    !d->conditional)
 				pin->in_requirements = true;
 		}
 	}
@@ -755,6 +794,10 @@ static void add_resolution(struct builder *b)
 		k->version = rr_xstrdup(l->version);
 		k->location = rr_xstrdup(l->find_links);
 	}
+	p->files = rr_xcalloc(res->nlocked + 1, sizeof(*p->files));
+	for (size_t i = 0; i < res->nlocked; i++)
+		rr_locked_copy(&p->files[p->nfiles++], &res->locked[i]);
+	p->nunknown = res->nunknown;
 	p->excludes = rr_xcalloc(res->nexcludes + 1, sizeof(char *));
 	for (size_t i = 0; i < res->nexcludes; i++)
 		p->excludes[p->nexcludes++] = rr_xstrdup(res->excludes[i]);
@@ -871,7 +914,9 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(d->requirement);
 		free(d->name);
 		free(d->output);
-		free(d->why);
+		free(d->version);
+		free(d->cause.head);
+		rr_strv_free_array(d->cause.lines, d->cause.nlines);
 	}
 	free(p->decisions);
 	for (size_t i = 0; i < p->npins; i++) {
@@ -901,6 +946,9 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 		free(x->instead);
 	}
 	free(p->changes);
+	for (size_t i = 0; i < p->nfiles; i++)
+		rr_locked_release(&p->files[i]);
+	free(p->files);
 	free(p->as_written_unknown);
 	for (size_t i = 0; i < p->nindexes; i++) {
 		free(p->indexes[i].url);

@@ -32,14 +32,13 @@ static char *minor_of(const char *v)
 	return rr_xstrndup(v, n);
 }
 
-void rr_plan_format_pylock(const struct rr_plan *p, const struct rr_resolution *res,
-			   struct rr_strbuf *out)
+void rr_plan_format_pylock(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t n = 0;
 	RR_AUTOFREE char *py = minor_of(p->python ? p->python : "3");
 
-	for (size_t i = 0; i < res->nlocked; i++)
-		n += !res->locked[i].fixed && res->locked[i].url;
+	for (size_t i = 0; i < p->nfiles; i++)
+		n += !p->files[i].fixed && p->files[i].url;
 	rr_strbuf_addf(out, "# rocm-resolve %s lock for %s: %zu packages to install; the %zu "
 			    "protected\n# distributions are recorded in [tool.rocm-resolve], not "
 			    "installed: installing this\n# changes nothing there. Install with: uv pip "
@@ -50,8 +49,8 @@ void rr_plan_format_pylock(const struct rr_plan *p, const struct rr_resolution *
 		       py);
 	rr_strbuf_addf(out, "requires-python = \"==%s.*\"\n", py);
 	rr_strbuf_adds(out, "created-by = \"rocm-resolve\"\n");
-	for (size_t i = 0; i < res->nlocked; i++) {
-		const struct rr_locked *l = &res->locked[i];
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct rr_locked *l = &p->files[i];
 		if (l->fixed || !l->url)
 			continue;
 		rr_strbuf_adds(out, "\n[[packages]]\nname = ");
@@ -100,8 +99,8 @@ void rr_plan_format_pylock(const struct rr_plan *p, const struct rr_resolution *
 	rr_strbuf_adds(out, "]\n");
 	/* what the resolution took as installed (no file to lock), for the record */
 	rr_strbuf_adds(out, "installed = [");
-	for (size_t i = 0, first = 1; i < res->nlocked; i++) {
-		const struct rr_locked *l = &res->locked[i];
+	for (size_t i = 0, first = 1; i < p->nfiles; i++) {
+		const struct rr_locked *l = &p->files[i];
 		if (l->fixed || l->url)
 			continue;
 		if (first)

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 
 #include "rocm-resolve/resolution.h"
+#include "rocm-resolve/util.h"
 
 const struct rr_item_result *rr_resolution_item(const struct rr_resolution *r, size_t i)
 {
@@ -8,6 +9,34 @@ const struct rr_item_result *rr_resolution_item(const struct rr_resolution *r, s
 		if (r->items[k].item == i)
 			return &r->items[k];
 	return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? rr_xstrdup(s) : NULL;
+}
+
+void rr_locked_copy(struct rr_locked *to, const struct rr_locked *from)
+{
+	*to = *from;
+	to->name = rr_xstrdup(from->name);
+	to->version = rr_xstrdup(from->version);
+	to->sha256 = dup_or_null(from->sha256);
+	to->url = dup_or_null(from->url);
+	to->filename = dup_or_null(from->filename);
+	to->index_url = dup_or_null(from->index_url);
+	to->find_links = dup_or_null(from->find_links);
+}
+
+void rr_locked_release(struct rr_locked *l)
+{
+	free(l->name);
+	free(l->version);
+	free(l->sha256);
+	free(l->url);
+	free(l->find_links);
+	free(l->filename);
+	free(l->index_url);
 }
 
 void rr_resolution_release(struct rr_resolution *r)
@@ -29,15 +58,8 @@ void rr_resolution_release(struct rr_resolution *r)
 		free(r->pins[i].origin);
 	}
 	free(r->pins);
-	for (size_t i = 0; i < r->nlocked; i++) {
-		free(r->locked[i].name);
-		free(r->locked[i].version);
-		free(r->locked[i].sha256);
-		free(r->locked[i].url);
-		free(r->locked[i].find_links);
-		free(r->locked[i].filename);
-		free(r->locked[i].index_url);
-	}
+	for (size_t i = 0; i < r->nlocked; i++)
+		rr_locked_release(&r->locked[i]);
 	free(r->locked);
 	for (size_t i = 0; i < r->nexcludes; i++)
 		free(r->excludes[i]);
