@@ -67,9 +67,6 @@ struct rr_item {
 	/* a lock entry "name==version": an installed version other than exactly this one
 	 * (2.9.1+rocm7.2 for 2.9.1) is replaced, as `uv sync` replaces it */
 	bool exact_version;
-	/* a lock entry whose locked version the stack cannot have, planned again as the
-	 * bare name: installing the lock as written installs that version, which breaks */
-	bool lock_unsafe;
 	bool editable;	 /* -e */
 	enum rr_item_kind kind;
 	/* RR_ITEM_REQ: parsed; RR_ITEM_URL: req.url = the URL/path as written,

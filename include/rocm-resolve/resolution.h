@@ -64,6 +64,9 @@ struct rr_item_result {
 	 * one line, else NULL */
 	char *build_why;
 	char *pin_newest;  /* with pin_version: the release it is kept from */
+	/* a locked version (exact, from a lock file) the stack leaves no release of, resolved
+	 * as the bare name instead: the plan holds the newest release that can stay */
+	bool relaxed;
 	bool not_found;	   /* no index has the project, or its page lists no file */
 	char *not_found_why; /* the index's own word on it when it has one, else NULL */
 };
@@ -129,6 +132,9 @@ struct rr_resolution {
 struct rr_transitive_input {
 	const struct rr_reqset *reqs;
 	const bool *resolvable; /* per reqset item: the plan keeps it as a requirement to resolve */
+	/* per reqset item (may be NULL): a locked version that, when the stack leaves it no
+	 * release, is resolved as the bare name (its item result says relaxed) */
+	const bool *relax;
 	const struct rr_venv *venv;
 	const struct rr_policy *policy;
 	const struct rr_stack *stack;

@@ -524,6 +524,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	struct rr_provider_record *rec = NULL;
 	struct rr_transitive_input in = {0};
 	RR_AUTOFREE const char **find_links = NULL;
+	RR_AUTOFREE bool *relax = NULL;
 	size_t nfl = 0;
 	rr_err rc = RR_OK;
 
@@ -604,6 +605,13 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	in.local_roots = local_roots;
 	in.reqs = &f->reqs;
 	in.resolvable = resolvable;
+	/* a lock's exact versions the stack cannot have are planned as the bare name */
+	for (size_t i = 0; f->nlocks && i < f->reqs.nitems; i++)
+		if (f->reqs.items[i].exact_version) {
+			relax = relax ? relax : rr_xcalloc(f->reqs.nitems + 1, sizeof(*relax));
+			relax[i] = true;
+		}
+	in.relax = relax;
 	in.venv = f->venv;
 	in.policy = f->policy;
 	in.stack = f->stack;
@@ -826,51 +834,8 @@ static void free_indexes(struct rr_flow *f)
 	f->nindexes = 0;
 }
 
-/*
- * a locked version the stack cannot have (rr-speech==2.0 whose chain needs another
- * torchaudio) is planned again as the bare name, so that the plan holds the newest
- * release that can stay instead of dropping the package; how many were
- */
-static size_t relax_locked(struct rr_flow *f)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->plan->ndecisions && i < f->reqs.nitems; i++) {
-		struct rr_item *it = &f->reqs.items[i];
-		struct rr_requirement bare = RR_REQUIREMENT_INIT;
-
-		if (!it->exact_version || f->plan->decisions[i].reason != RR_WHY_NO_SAFE_VERSION ||
-		    f->res.items == NULL || rr_requirement_parse(it->req.name, &bare, NULL))
-			continue;
-		flow_warn(f, rr_xasprintf("%s:%u: the locked '%s' cannot be installed next to the "
-					  "stack; planned as '%s', the newest release that can",
-					  it->path, it->line, it->text, it->req.name));
-		if (it->text_expanded != it->text)
-			free(it->text_expanded);
-		free(it->text);
-		it->text = rr_xstrdup(it->req.name);
-		it->text_expanded = it->text;
-		rr_requirement_release(&it->req);
-		it->req = bare;
-		it->url_written = NULL;
-		it->exact_version = false;
-		it->lock_unsafe = true;
-		n++;
-	}
-	return n;
-}
-
 rr_err rr_flow_plan(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
-	rr_err rc = plan_once(f, o, err);
-
-	if (rc || !f->nlocks || !f->plan || !f->plan->resolved || !relax_locked(f))
-		return rc;
-	f->plan = rr_plan_free(f->plan);
-	rr_resolution_release(&f->res);
-	free_indexes(f);
-	f->world = rr_free(f->world);
-	f->resolved = false;
 	return plan_once(f, o, err);
 }
 

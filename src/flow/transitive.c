@@ -1135,6 +1135,39 @@ static void add_locked(const struct rr_transitive_input *in, struct rr_resolutio
 	rr_qsort(res->locked, res->nlocked, sizeof(*res->locked), locked_cmp);
 }
 
+/*
+ * the stripped roots whose item may be relaxed (a locked version the stack cannot have,
+ * still on the index) are resolved as their bare name from now on; how many were
+ */
+static size_t relax_stripped(struct ctx *c, const struct rr_each_result *each,
+			     const size_t *active_root, const size_t *root_item,
+			     struct rr_root_requirement *roots, struct rr_requirement *bare)
+{
+	const struct rr_provider *prov = c->prov;
+	size_t n = 0;
+
+	for (size_t i = 0; c->in->relax && i < each->nstripped; i++) {
+		size_t r = active_root[each->stripped[i].index];
+		size_t item = root_item[r];
+		const struct rr_candidate *cs;
+		size_t ncs = 0;
+		rr_error e2 = RR_ERROR_INIT;
+		bool found;
+
+		if (!c->in->relax[item] || roots[r].req == &bare[r])
+			continue;
+		found = prov->candidates(prov->ctx, roots[r].req->key, &cs, &ncs, &e2) !=
+			RR_E_NOTFOUND;
+		rr_error_release(&e2);
+		if (!found || rr_requirement_parse(roots[r].req->name, &bare[r], NULL))
+			continue;
+		roots[r].req = &bare[r];
+		item_result(c->res, item)->relaxed = true;
+		n++;
+	}
+	return n;
+}
+
 rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_resolution *ret,
 			     rr_error *err)
 {
@@ -1144,6 +1177,10 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	struct rr_strmap pymemo = {0};
 	struct rr_root_requirement *roots = rr_xcalloc(rs->nitems + 1, sizeof(*roots));
 	struct rr_root_requirement *cons = rr_xcalloc(rs->nitems + 1, sizeof(*cons));
+	/* the roots as written (the input as written resolves them), and the bare forms of
+	 * the relaxed ones */
+	struct rr_root_requirement *written = rr_xcalloc(rs->nitems + 1, sizeof(*written));
+	struct rr_requirement *bare = rr_xcalloc(rs->nitems + 1, sizeof(*bare));
 	size_t *root_item = rr_xcalloc(rs->nitems + 1, sizeof(*root_item));
 	/* the roots the plan resolves: all, less those taken out for a torch build */
 	struct rr_root_requirement *active = rr_xcalloc(rs->nitems + 1, sizeof(*active));
@@ -1235,7 +1272,9 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		prov->prefetch(prov->ctx, keys, nroots);
 		free(keys);
 	}
-	/* the plan's resolution; again without the lines a torch build takes out */
+	memcpy(written, roots, nroots * sizeof(*roots));
+	/* the plan's resolution; again with the relaxed locked versions, and again without
+	 * the lines a torch build takes out */
 	for (int round = 0;; round++) {
 		nactive = 0;
 		for (size_t i = 0; i < nroots; i++) {
@@ -1255,6 +1294,11 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		}
 		if (rc)
 			goto out;
+		if (relax_stripped(&c, &each, active_root, root_item, roots, bare)) {
+			rr_each_result_release(&each);
+			round--; /* each root is relaxed once: no bound needed */
+			continue;
+		}
 		if (round == 4 || !each.solution || !rr_solution_ok(each.solution))
 			break;
 		c.sol = each.solution;
@@ -1293,7 +1337,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	/* the input as written, every root line: what uv and pip would install */
 	{
 		struct rr_resolve_request all = rq;
-		all.reqs = roots;
+		all.reqs = written;
 		all.nreqs = nroots;
 		as_written(&c, &all, root_item, &aw);
 		c.aw = aw && rr_solution_ok(aw) ? aw : NULL;
@@ -1315,6 +1359,10 @@ out:
 	rr_each_result_release(&each);
 	rr_strmap_release(&pymemo, NULL);
 	free(roots);
+	free(written);
+	for (size_t i = 0; i < rs->nitems; i++)
+		rr_requirement_release(&bare[i]);
+	free(bare);
 	free(cons);
 	free(root_item);
 	free(active);

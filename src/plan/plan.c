@@ -181,12 +181,12 @@ static void decide(struct rr_decision *d, rr_action a, rr_reason r, char *output
 }
 
 /* a pin decision: the line pins version, keeping the input's extras and marker */
-static void decide_pin(struct rr_decision *d, const struct rr_item *it, rr_reason r,
+static void decide_pin(struct rr_decision *d, const struct rr_requirement *req, rr_reason r,
 		       const char *version, char *why)
 {
-	decide(d, RR_ACT_PIN, r, pin_line(&it->req, version), why);
+	decide(d, RR_ACT_PIN, r, pin_line(req, version), why);
 	d->version = rr_xstrdup(version);
-	d->conditional = it->req.marker != NULL;
+	d->conditional = req->marker != NULL;
 }
 
 /* the first of the stack's reasons: enough for a comment, the JSON keeps them all */
@@ -336,7 +336,7 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 			return;
 		}
 		RR_AUTOFREE char *why = short_why(prot->why);
-		decide_pin(d, it, RR_WHY_PROTECTED, prot->version,
+		decide_pin(d, &it->req, RR_WHY_PROTECTED, prot->version,
 			   satisfied ? rr_xasprintf("protected, %s", why)
 				     : rr_xasprintf("the version asked for would replace the "
 						    "protected build, %s",
@@ -374,6 +374,12 @@ static bool item_changes(const struct rr_resolution *res, size_t idx)
 	return false;
 }
 
+/* the line of a kept requirement: as written, or the bare name of a relaxed one (req) */
+static char *resolved_line(const struct rr_item *it, const struct rr_requirement *req)
+{
+	return req == &it->req ? keep_line(it) : rr_xstrdup(req->name);
+}
+
 /* a kept requirement: what the resolution says about it */
 static void decide_resolved(struct builder *b, struct rr_decision *d, const struct rr_item *it,
 			    size_t idx)
@@ -393,9 +399,21 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 	/* what installing the line as written does: the input as written tells, else
 	 * (not resolved) the plan's own change stands in for it */
 	bool breaks = in->res->as_written ? item_changes(in->res, idx) : true;
+	/* a locked version the stack cannot have was resolved as the bare name: the plan
+	 * writes that, and the lock's own version is what the lock installs (it breaks) */
+	struct rr_requirement bare = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *req = &it->req;
 
-	/* a lock's own version of it, which the stack cannot have, is what the lock installs */
-	breaks = breaks || it->lock_unsafe;
+	if (r && r->relaxed) {
+		bare.name = it->req.name;
+		bare.key = it->req.key;
+		req = &bare;
+		breaks = true;
+		add_warning(b,
+			    rr_xasprintf("%s:%u: the locked '%s' cannot be installed next to the "
+					 "stack; planned as '%s', the newest release that can",
+					 it->path, it->line, it->text, it->req.name));
+	}
 
 	if (r && r->build_why) {
 		decide(d, RR_ACT_STRIP, RR_WHY_BUILD_NEEDS_TORCH, NULL, rr_xstrdup(r->build_why));
@@ -413,14 +431,14 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		return;
 	}
 	if (r && r->pin_version) {
-		decide_pin(d, it, RR_WHY_HELD_BACK, r->pin_version, rr_xstrdup(r->pin_why));
+		decide_pin(d, req, RR_WHY_HELD_BACK, r->pin_version, rr_xstrdup(r->pin_why));
 		d->breaks_stack = breaks;
 		return;
 	}
 	d->breaks_stack = in->res->as_written && breaks;
 	if ((link = find_links_taken(in->res, it->req.key))) {
 		decide_pin(
-		    d, it, RR_WHY_FIND_LINKS, link->version,
+		    d, req, RR_WHY_FIND_LINKS, link->version,
 		    rr_xasprintf("the resolution takes %s %s from --find-links %s: pinned, so "
 				 "the installers take that file and not a newer release an index "
 				 "has",
@@ -428,23 +446,24 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		return;
 	}
 	if (r && r->deps_unknown && local_of(in, idx) && local_of(in, idx)->unknown) {
-		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
+		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, resolved_line(it, req),
 		       rr_xasprintf("dependencies unknown: %s; not checked against the stack",
 				    local_of(in, idx)->unknown));
 		return;
 	}
 	if (r && r->deps_unknown && it->req.key) {
 		family = rr_policy_match_gpu_family(in->policy, it->req.key);
-		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, keep_line(it),
-		       family ? rr_xasprintf("dependencies unknown until it is built, and its build "
-					     "needs torch: build it with --no-build-isolation against "
-					     "the installed torch, or use a ROCm wheel (%s)",
-					     family)
-			      : rr_xstrdup("dependencies unknown until it is built: not checked "
-					   "against the stack"));
+		decide(d, RR_ACT_KEEP, RR_WHY_DEPS_UNKNOWN, resolved_line(it, req),
+		       family
+			   ? rr_xasprintf("dependencies unknown until it is built, and its build "
+					  "needs torch: build it with --no-build-isolation against "
+					  "the installed torch, or use a ROCm wheel (%s)",
+					  family)
+			   : rr_xstrdup("dependencies unknown until it is built: not checked "
+					"against the stack"));
 		return;
 	}
-	decide(d, RR_ACT_KEEP, RR_WHY_OK, keep_line(it),
+	decide(d, RR_ACT_KEEP, RR_WHY_OK, resolved_line(it, req),
 	       rr_xstrdup("resolved with its dependencies: no conflict with the ROCm stack"));
 }
 

@@ -122,7 +122,7 @@ def main():
             check("check uv.lock fails on them, naming the chain down to torchaudio and triton",
                   c.returncode == 1 and "rr-fastkern 2.0 requires triton>=3.6" in c.stderr
                   and "rr-audio-backend 2.0 requires torchaudio>=2.9.1" in c.stderr
-                  and re.search(r"uv\.lock:\d+: rr-speech: rr-speech 2\.0 ", c.stderr), c.stderr)
+                  and re.search(r"uv\.lock:\d+: rr-speech==2\.0: rr-speech 2\.0 ", c.stderr), c.stderr)
             before = open(pyproject).read()
             w = rr(["project", "--write", "."])
             after = open(pyproject).read()
