@@ -209,22 +209,6 @@ static char *short_why(const char *why)
 	return rr_xstrndup(why, n);
 }
 
-static bool marker_applies(struct builder *b, const struct rr_item *it)
-{
-	bool yes = true;
-	rr_error err = RR_ERROR_INIT;
-
-	if (!it->req.marker)
-		return true;
-	if (rr_marker_eval(it->req.marker, &b->env, &yes, &err)) {
-		add_warning(b, rr_xasprintf("%s:%u: cannot evaluate marker (%s); treating it as true",
-					    it->path, it->line, err.msg));
-		rr_error_release(&err);
-		return true;
-	}
-	return yes;
-}
-
 /*
  * would the installed version satisfy what the user asked for? A lock entry
  * (exact) only when it is that very version: 2.9.1+rocm7.2 meets "==2.9.1" in a
@@ -262,49 +246,110 @@ static const struct rr_plan_local *local_of(const struct rr_plan_input *in, size
 	return in->local && in->local[idx].name ? &in->local[idx] : NULL;
 }
 
+/* the rule that decides an item before any resolution (the order of the header) */
+enum rule {
+	RULE_MARKER_FALSE,
+	RULE_CUDA_INDEX,
+	RULE_UNNAMED,
+	RULE_CUDA_ONLY,
+	RULE_PROTECTED_URL,
+	RULE_CLASH,
+	RULE_PROTECTED,
+	RULE_CONSTRAINT,
+	RULE_LOCAL_CONFLICT,
+	RULE_RESOLVE,
+};
+
+struct verdict {
+	enum rule rule;
+	const char *key;                 /* the project's normalised name, NULL when unknown */
+	const char *match;               /* the policy rule's reason (CUDA index, CUDA-only) */
+	const struct rr_protected *prot; /* the protected package it is, or clashes with */
+	const struct rr_plan_local *local;
+	char *marker_error; /* the marker could not be evaluated (taken as true): why */
+};
+
+/*
+ * which rule decides item idx: a function of the item, the policy, the stack and the
+ * environment alone (no plan, no resolution); *marker_error is set (caller frees) when
+ * the marker could not be evaluated
+ */
+static struct verdict classify(const struct rr_plan_input *in, const struct rr_marker_env *env,
+			       const struct rr_item *it, size_t idx)
+{
+	struct verdict v = {.local = local_of(in, idx)};
+	bool is_url = it->kind == RR_ITEM_URL || it->req.url;
+	bool yes = true;
+	rr_error err = RR_ERROR_INIT;
+
+	v.key = v.local && !it->req.key ? v.local->key : it->req.key;
+	if (it->req.marker && rr_marker_eval(it->req.marker, env, &yes, &err)) {
+		v.marker_error = RR_STEAL(err.msg);
+		rr_error_release(&err);
+		yes = true;
+	}
+	if (!yes)
+		v.rule = RULE_MARKER_FALSE;
+	/* matched on the expanded form (${VAR}), printed as written */
+	else if (is_url && (v.match = match_cuda_index(
+				in->policy, it->req.url ? it->req.url : it->text_expanded)))
+		v.rule = RULE_CUDA_INDEX;
+	else if (!v.key)
+		v.rule = RULE_UNNAMED;
+	else if ((v.match = rr_policy_match_cuda_only(in->policy, v.key)))
+		v.rule = RULE_CUDA_ONLY;
+	else if ((v.prot = rr_stack_lookup(in->stack, v.key)))
+		v.rule = is_url ? RULE_PROTECTED_URL : RULE_PROTECTED;
+	else if ((v.prot = rr_stack_clash(in->stack, in->policy, v.key)))
+		v.rule = RULE_CLASH;
+	else if (it->constraint)
+		v.rule = RULE_CONSTRAINT;
+	else if (v.local && v.local->conflicts)
+		v.rule = RULE_LOCAL_CONFLICT;
+	else
+		v.rule = RULE_RESOLVE;
+	return v;
+}
+
 static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 {
 	const struct rr_plan_input *in = b->in;
 	struct rr_decision *d = new_decision(b, it, idx);
-	const struct rr_plan_local *local = local_of(in, idx);
-	const char *key = local && !it->req.key ? local->key : it->req.key;
-	const char *rule;
-	const struct rr_protected *prot;
-	const struct rr_protected *clash;
-	bool is_url = it->kind == RR_ITEM_URL || it->req.url;
+	struct verdict v = classify(in, &b->env, it, idx);
+	const struct rr_plan_local *local = v.local;
+	const struct rr_protected *prot = v.prot;
 
-	if (!marker_applies(b, it)) {
+	if (v.marker_error) {
+		add_warning(b,
+			    rr_xasprintf("%s:%u: cannot evaluate marker (%s); treating it as true",
+					 it->path, it->line, v.marker_error));
+		free(v.marker_error);
+	}
+	if (local && !d->name && v.rule != RULE_MARKER_FALSE && v.rule != RULE_CUDA_INDEX)
+		d->name = rr_xstrdup(local->name);
+	switch (v.rule) {
+	case RULE_MARKER_FALSE:
 		decide(d, RR_ACT_KEEP, RR_WHY_MARKER_FALSE, it->constraint ? NULL : keep_line(it),
 		       rr_xstrdup("marker is false for this environment; kept as written"));
 		return;
-	}
-	/* matched on the expanded form (${VAR}), printed as written */
-	if (is_url &&
-	    (rule = match_cuda_index(in->policy, it->req.url ? it->req.url : it->text_expanded))) {
+	case RULE_CUDA_INDEX:
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_INDEX, NULL,
-		       rr_xasprintf("a CUDA wheel URL (%s)", rule));
+		       rr_xasprintf("a CUDA wheel URL (%s)", v.match));
 		d->breaks_stack = true;
 		return;
-	}
-	if (local && !d->name)
-		d->name = rr_xstrdup(local->name);
-	if (!key) {
+	case RULE_UNNAMED:
 		decide(d, RR_ACT_KEEP, RR_WHY_OK, it->constraint ? NULL : keep_line(it),
 		       rr_xstrdup("project name cannot be known without fetching the URL; kept"));
 		add_warning(b, rr_xasprintf("%s:%u: cannot tell which project '%s' installs; kept "
 					    "as written",
 					    it->path, it->line, d->requirement));
 		return;
-	}
-	if ((rule = rr_policy_match_cuda_only(in->policy, key))) {
+	case RULE_CUDA_ONLY:
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_ONLY, NULL,
-		       rr_xasprintf("CUDA-only (%s)", rule));
+		       rr_xasprintf("CUDA-only (%s)", v.match));
 		d->breaks_stack = true;
 		return;
-	}
-	prot = rr_stack_lookup(in->stack, key);
-	clash = prot ? NULL : rr_stack_clash(in->stack, in->policy, key);
-	if (prot && is_url) {
+	case RULE_PROTECTED_URL: {
 		RR_AUTOFREE char *why = short_why(prot->why);
 		decide(d, RR_ACT_STRIP, RR_WHY_PROTECTED_URL, NULL,
 		       rr_xasprintf("a direct URL would replace the protected %s %s, %s", prot->name,
@@ -312,16 +357,16 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		d->breaks_stack = true;
 		return;
 	}
-	if (clash) {
-		decide(d, RR_ACT_STRIP, RR_WHY_CLASH, NULL,
-		       rr_xasprintf("%s ships the same '%s' module as the protected %s %s and would "
-				    "overwrite its files",
-				    it->req.name, clash->clash_group ? clash->clash_group : key,
-				    clash->name, clash->version));
+	case RULE_CLASH:
+		decide(
+		    d, RR_ACT_STRIP, RR_WHY_CLASH, NULL,
+		    rr_xasprintf("%s ships the same '%s' module as the protected %s %s and would "
+				 "overwrite its files",
+				 it->req.name, prot->clash_group ? prot->clash_group : v.key,
+				 prot->name, prot->version));
 		d->breaks_stack = true;
 		return;
-	}
-	if (prot) {
+	case RULE_PROTECTED: {
 		bool satisfied = request_satisfied_by(it, prot->dist);
 
 		d->breaks_stack = !satisfied;
@@ -348,21 +393,22 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 						    prot->version));
 		return;
 	}
-	if (it->constraint) {
+	case RULE_CONSTRAINT:
 		decide(d, RR_ACT_KEEP, RR_WHY_CONSTRAINT, NULL, rr_xstrdup("constraint kept"));
 		return;
-	}
-	/* a local project whose own lines break the stack: said with their file and line,
-	 * with or without an index */
-	if (local && local->conflicts) {
+	case RULE_LOCAL_CONFLICT:
+		/* a local project whose own lines break the stack: said with their file and
+		 * line, with or without an index */
 		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL,
 		       rr_xasprintf("the local project %s (%s) cannot be installed next to the "
 				    "ROCm stack: %s",
 				    local->name, local->source, local->conflicts));
 		d->breaks_stack = true;
 		return;
+	case RULE_RESOLVE:
+		decide_resolved(b, d, it, idx);
+		return;
 	}
-	decide_resolved(b, d, it, idx);
 }
 
 /* does the input as written change the stack through reqset item idx? */
@@ -882,21 +928,18 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 
 void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable)
 {
-	struct rr_plan_input off = *in;
-	struct builder b = {0};
+	struct rr_marker_env env;
+	char pybuf[16];
 
-	off.res = NULL;
-	b.in = &off;
-	b.plan = rr_xcalloc(1, sizeof(*b.plan));
-	rr_venv_marker_env(in->venv, &b.env, b.pybuf);
+	rr_venv_marker_env(in->venv, &env, pybuf);
 	for (size_t i = 0; i < in->reqs->nitems; i++) {
-		const struct rr_decision *d;
-		decide_item(&b, &in->reqs->items[i], i);
-		d = &b.plan->decisions[b.plan->ndecisions - 1];
-		resolvable[i] = d->action == RR_ACT_KEEP && d->reason != RR_WHY_MARKER_FALSE &&
-				(in->reqs->items[i].req.key || local_of(in, i));
+		const struct rr_item *it = &in->reqs->items[i];
+		struct verdict v = classify(in, &env, it, i);
+		free(v.marker_error);
+		resolvable[i] = (v.rule == RULE_RESOLVE || v.rule == RULE_CONSTRAINT ||
+				 v.rule == RULE_UNNAMED) &&
+				(it->req.key || v.local);
 	}
-	rr_plan_free(b.plan);
 }
 
 bool rr_plan_breaks_stack(const struct rr_plan *p)
