@@ -7,7 +7,8 @@
  *   struct rr_flow *f;
  *   rc = rr_flow_open(&o, &f, err);       policy, inputs, venv, protected stack
  *   rc = rr_flow_plan(f, &o, err);        index list, resolution, the plan (built once)
- *   f->plan ... rr_plan_format_text(f->plan, &sb); rr_plan_breaks_stack(f->plan)
+ *   plan = rr_flow_take_plan(f);          the answer, the caller's now
+ *   rr_plan_format_text(plan, &sb); rr_plan_breaks_stack(plan); rr_plan_free(plan);
  *   f = rr_flow_free(f);
  *
  * The steps, in order:
@@ -19,7 +20,8 @@
  *   4. indexes (see rr_flow_indexes): the list the resolver asks and the plan names;
  *   5. resolution with the stack fixed, on opts->provider or an index-backed one;
  *   6. the plan, built once from the inputs and that resolution.
- * Warnings of every step are collected in order in f->warnings.
+ * Warnings of every step are collected in order (rr_flow_warnings). struct rr_flow is
+ * the flow's own (src/flow/flow-private.h): everyone else reads it through accessors.
  */
 #ifndef RR_FLOW_H
 #define RR_FLOW_H
@@ -108,34 +110,17 @@ struct rr_flow_opts {
 	void *observe_ctx;
 };
 
-struct rr_flow {
-	struct rr_policy *policy;
-	struct rr_reqset reqs;
-	bool have_reqs;
-	struct rr_lock *locks; /* lock-file inputs (uv.lock, pylock.toml), selected into reqs */
-	size_t nlocks, cap_locks;
-	struct rr_venv *venv;
-	struct rr_stack *stack;
-	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */
-	char *data_dir;	 /* absolute; NULL when none can be found */
-	struct rr_installer_config config; /* the installer's own configuration (step 4) */
-	struct rr_plan_index *indexes; /* in priority order; the plan writes the given ones */
-	size_t nindexes;
-	const char **index_urls; /* the same, as the resolver uses them (borrowed) */
-	/* the same as given (${VAR} kept, a literal secret too: redact before showing) */
-	const char **index_written;
-	struct rr_resolution res;
-	bool resolved;
-	struct rr_plan *plan;
-	char **warnings;
-	size_t nwarnings, cap_warnings;
-	size_t requests; /* HTTP transfers the resolution made */
+/* a run of the pipeline: opaque, read through the accessors below */
+struct rr_flow;
+
+/* what the resolution cost, for -v */
+struct rr_flow_stats {
+	bool resolved;            /* the dependencies were resolved against the indexes */
+	size_t packages;          /* the closure's size */
+	size_t steps;             /* resolver decisions */
+	size_t requests;          /* HTTP transfers */
 	unsigned long long bytes; /* response bytes received */
 	size_t cache_hits, range_requests, whole_files;
-	char *world;	 /* with opts->record: the answers, as scenario "=Pkg:" lines */
-	/* per reqset item: the local project a line names, read from its metadata */
-	struct rr_local *locals;
-	struct rr_plan_local *plan_locals; /* the same, as the plan sees them */
 };
 
 /* steps 1-3; RR_E_USAGE for bad input, RR_E_ENV for the environment */
@@ -176,5 +161,29 @@ rr_err rr_flow_reload_env(struct rr_flow *f, const struct rr_flow_opts *o, rr_er
  */
 char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
 char *rr_flow_state_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
+
+/*
+ * what a flow holds, borrowed until rr_flow_free (the plan until it is taken): the policy,
+ * the inputs flattened, the environment and its stack (steps 1-3), the plan (step 6; NULL
+ * before or when it failed), the warnings of every step in order
+ */
+const struct rr_policy *rr_flow_policy(const struct rr_flow *f);
+const struct rr_reqset *rr_flow_reqs(const struct rr_flow *f);
+const struct rr_venv *rr_flow_venv(const struct rr_flow *f);
+const struct rr_stack *rr_flow_stack(const struct rr_flow *f);
+const struct rr_plan *rr_flow_get_plan(const struct rr_flow *f);
+/* the plan, now the caller's (rr_plan_free); the flow holds none after */
+struct rr_plan *rr_flow_take_plan(struct rr_flow *f);
+char *const *rr_flow_warnings(const struct rr_flow *f, size_t *n);
+void rr_flow_stats(const struct rr_flow *f, struct rr_flow_stats *st);
+/* with opts->record: the world's answers as scenario "=Pkg:" lines, else NULL */
+const char *rr_flow_world(const struct rr_flow *f);
+/* the data directory (absolute), NULL when none was found */
+const char *rr_flow_data_dir(const struct rr_flow *f);
+/* the installer the plan is for, and the indexes of step 4 in priority order: as the plan
+ * names them, and (rr_flow_index_written) as given, ${VAR} kept (redact before showing) */
+enum rr_installer rr_flow_installer(const struct rr_flow *f);
+const struct rr_plan_index *rr_flow_index_list(const struct rr_flow *f, size_t *n);
+const char *rr_flow_index_written(const struct rr_flow *f, size_t i);
 
 #endif

@@ -106,18 +106,20 @@ static void print_command(const struct rr_cli *cli, const char *const *argv)
 static void observe(void *ctx, const struct rr_install_event *ev)
 {
 	struct view *w = ctx;
+	size_t n = 0;
+	char *const *warnings = ev->flow ? rr_flow_warnings(ev->flow, &n) : NULL;
 
 	switch (ev->kind) {
 	case RR_INSTALL_EV_OPENED:
-		for (; w->nwarned < ev->flow->nwarnings; w->nwarned++)
-			rr_cli_warn(w->cli, "%s", ev->flow->warnings[w->nwarned]);
+		for (; w->nwarned < n; w->nwarned++)
+			rr_cli_warn(w->cli, "%s", warnings[w->nwarned]);
 		break;
 	case RR_INSTALL_EV_PLANNED:
 		rr_session_report_plan(&w->s, w->cli, ev->flow, w->nwarned);
-		w->nwarned = ev->flow->nwarnings;
+		w->nwarned = n;
 		/* what the plan strips or cannot know is said before anything is installed */
-		if (ev->flow->plan)
-			rr_cli_plan_warnings(w->cli, ev->flow->plan);
+		if (rr_flow_get_plan(ev->flow))
+			rr_cli_plan_warnings(w->cli, rr_flow_get_plan(ev->flow));
 		break;
 	case RR_INSTALL_EV_WARNING:
 		rr_cli_warn(w->cli, "%s", ev->text);

@@ -134,7 +134,8 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	struct rr_flow_opts o;
 	struct rr_project *p = NULL;
 	rr_error err = RR_ERROR_INIT;
-	size_t before;
+	size_t before, nw;
+	char *const *w;
 	int status = RR_CLI_GO_ON;
 	rr_err rc;
 
@@ -155,22 +156,23 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	rc = rr_project_open(&o, pyproject, &p, &err);
 	if (rc)
 		return report_error(&err, rc);
-	for (size_t i = 0; i < p->flow->nwarnings; i++)
-		rr_cli_warn(cli, "%s", p->flow->warnings[i]);
-	before = p->flow->nwarnings;
+	w = rr_flow_warnings(p->flow, &before);
+	for (size_t i = 0; i < before; i++)
+		rr_cli_warn(cli, "%s", w[i]);
 	rc = rr_project_plan(p, &o, &err);
-	for (size_t i = before; i < p->flow->nwarnings; i++)
-		rr_cli_warn(cli, "%s", p->flow->warnings[i]);
+	w = rr_flow_warnings(p->flow, &nw);
+	for (size_t i = before; i < nw; i++)
+		rr_cli_warn(cli, "%s", w[i]);
 	if (rc) {
 		status = report_error(&err, rc);
 		goto out;
 	}
 	/* the plan's notes; its strips are no strips here (an unmet requirement is the error
 	 * below) */
-	for (size_t i = 0; i < p->flow->plan->nwarnings; i++)
-		rr_cli_warn(cli, "%s", p->flow->plan->warnings[i]);
-	for (size_t i = 0; i < p->flow->plan->ndecisions; i++) {
-		const struct rr_decision *d = &p->flow->plan->decisions[i];
+	for (size_t i = 0; i < rr_flow_get_plan(p->flow)->nwarnings; i++)
+		rr_cli_warn(cli, "%s", rr_flow_get_plan(p->flow)->warnings[i]);
+	for (size_t i = 0; i < rr_flow_get_plan(p->flow)->ndecisions; i++) {
+		const struct rr_decision *d = &rr_flow_get_plan(p->flow)->decisions[i];
 		if (d->reason == RR_WHY_DEPS_UNKNOWN) {
 			RR_AUTOFREE char *why = rr_cause_text(&d->cause);
 			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, why);
@@ -180,9 +182,10 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
 	if (p->nunmet) {
 		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
-		rr_strbuf_addf(&msg, "rocm-resolve: error: %s asks for what no release can give next "
-				     "to the ROCm stack of %s:\n",
-			       pyproject, p->flow->venv->root);
+		rr_strbuf_addf(&msg,
+			       "rocm-resolve: error: %s asks for what no release can give next "
+			       "to the ROCm stack of %s:\n",
+			       pyproject, rr_flow_venv(p->flow)->root);
 		for (size_t i = 0; i < p->nunmet; i++) {
 			rr_strbuf_adds(&msg, "  ");
 			rr_strbuf_add_printable(&msg, p->unmet[i]);
@@ -196,9 +199,10 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
 		if (rr_project_compare(p, &why)) {
 			if (cli->verbosity >= 0)
-				fprintf(stderr, "rocm-resolve: ok: the [tool.uv] settings of %s keep the "
-						"ROCm stack of %s\n",
-					pyproject, p->flow->venv->root);
+				fprintf(stderr,
+					"rocm-resolve: ok: the [tool.uv] settings of %s keep the "
+					"ROCm stack of %s\n",
+					pyproject, rr_flow_venv(p->flow)->root);
 		} else {
 			RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 			/* file text reaches the terminal escaped */
@@ -238,7 +242,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		}
 	}
 	if (status == RR_CLI_GO_ON)
-		status = check_venv(cli, venv_path, p->flow->venv);
+		status = check_venv(cli, venv_path, rr_flow_venv(p->flow));
 out:
 	hidden_venv = NULL;
 	rr_project_free(p);

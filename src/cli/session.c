@@ -125,40 +125,48 @@ int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)
 		rr_error_release(&err);
 		return rr_cli_exit_for(rc);
 	}
-	s->policy = s->flow->policy;
-	s->reqs = &s->flow->reqs;
-	s->venv = s->flow->venv;
-	s->stack = s->flow->stack;
+	s->venv = rr_flow_venv(s->flow);
+	s->stack = rr_flow_stack(s->flow);
 	return RR_CLI_GO_ON;
 }
 
 void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli)
 {
-	for (size_t i = 0; s->flow && i < s->flow->nwarnings; i++)
-		rr_cli_warn(cli, "%s", s->flow->warnings[i]);
+	size_t n = 0;
+	char *const *w = s->flow ? rr_flow_warnings(s->flow, &n) : NULL;
+
+	for (size_t i = 0; i < n; i++)
+		rr_cli_warn(cli, "%s", w[i]);
 }
 
 void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,
 			    const struct rr_flow *f, size_t before)
 {
+	size_t n;
+	char *const *w = rr_flow_warnings(f, &n);
+	struct rr_flow_stats st;
+
 	progress_clear(s);
 	/* what the index steps found (CUDA indexes left out, unresolvable URLs) */
-	for (size_t i = before; i < f->nwarnings; i++)
-		rr_cli_warn(cli, "%s", f->warnings[i]);
-	if (f->resolved && f->plan)
-		rr_cli_info(cli,
-			    "resolved %zu packages in %zu decisions with %zu HTTP requests (%llu "
-			    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
-			    f->res.nlocked, f->res.steps, f->requests, f->bytes, f->range_requests,
-			    f->whole_files, f->cache_hits);
+	for (size_t i = before; i < n; i++)
+		rr_cli_warn(cli, "%s", w[i]);
+	rr_flow_stats(f, &st);
+	if (st.resolved && rr_flow_get_plan(f))
+		rr_cli_info(
+		    cli,
+		    "resolved %zu packages in %zu decisions with %zu HTTP requests (%llu "
+		    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
+		    st.packages, st.steps, st.requests, st.bytes, st.range_requests, st.whole_files,
+		    st.cache_hits);
 }
 
 int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan **ret)
 {
 	rr_error err = RR_ERROR_INIT;
-	size_t before = s->flow->nwarnings;
+	size_t before;
 	rr_err rc;
 
+	rr_flow_warnings(s->flow, &before);
 	rc = rr_flow_plan(s->flow, &s->opts, &err);
 	rr_session_report_plan(s, cli, s->flow, before);
 	if (rc) {
@@ -166,16 +174,13 @@ int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan *
 		rr_error_release(&err);
 		return rr_cli_exit_for(rc);
 	}
-	*ret = s->flow->plan;
-	s->flow->plan = NULL;
+	*ret = rr_flow_take_plan(s->flow);
 	return RR_CLI_GO_ON;
 }
 
 void rr_session_close(struct rr_session *s)
 {
 	s->flow = rr_flow_free(s->flow);
-	s->policy = NULL;
-	s->reqs = NULL;
 	s->venv = NULL;
 	s->stack = NULL;
 }

@@ -12,10 +12,8 @@ struct rr_session {
 	struct rr_flow *flow;
 	struct rr_flow_opts opts;
 	/* borrowed from the flow, for the commands' convenience */
-	struct rr_policy *policy;
-	struct rr_reqset *reqs;
-	struct rr_venv *venv;
-	struct rr_stack *stack;
+	const struct rr_venv *venv;
+	const struct rr_stack *stack;
 	/* the terminal while resolving */
 	int verbosity;
 	bool tty, progress_shown;

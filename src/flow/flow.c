@@ -23,6 +23,7 @@
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/index-provider.h"
+#include "flow/flow-private.h"
 #include "flow/local-private.h"
 
 #ifndef RR_DEFAULT_INDEX_URL
@@ -867,4 +868,78 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	f->policy = rr_policy_free(f->policy);
 	free(f);
 	return NULL;
+}
+
+const struct rr_policy *rr_flow_policy(const struct rr_flow *f)
+{
+	return f->policy;
+}
+
+const struct rr_reqset *rr_flow_reqs(const struct rr_flow *f)
+{
+	return &f->reqs;
+}
+
+const struct rr_venv *rr_flow_venv(const struct rr_flow *f)
+{
+	return f->venv;
+}
+
+const struct rr_stack *rr_flow_stack(const struct rr_flow *f)
+{
+	return f->stack;
+}
+
+const struct rr_plan *rr_flow_get_plan(const struct rr_flow *f)
+{
+	return f->plan;
+}
+
+struct rr_plan *rr_flow_take_plan(struct rr_flow *f)
+{
+	return RR_STEAL(f->plan);
+}
+
+char *const *rr_flow_warnings(const struct rr_flow *f, size_t *n)
+{
+	*n = f->nwarnings;
+	return f->warnings;
+}
+
+void rr_flow_stats(const struct rr_flow *f, struct rr_flow_stats *st)
+{
+	*st = (struct rr_flow_stats){.resolved = f->resolved,
+				     .packages = f->res.nlocked,
+				     .steps = f->res.steps,
+				     .requests = f->requests,
+				     .bytes = f->bytes,
+				     .cache_hits = f->cache_hits,
+				     .range_requests = f->range_requests,
+				     .whole_files = f->whole_files};
+}
+
+const char *rr_flow_world(const struct rr_flow *f)
+{
+	return f->world;
+}
+
+const char *rr_flow_data_dir(const struct rr_flow *f)
+{
+	return f->data_dir;
+}
+
+enum rr_installer rr_flow_installer(const struct rr_flow *f)
+{
+	return f->config.installer;
+}
+
+const struct rr_plan_index *rr_flow_index_list(const struct rr_flow *f, size_t *n)
+{
+	*n = f->nindexes;
+	return f->indexes;
+}
+
+const char *rr_flow_index_written(const struct rr_flow *f, size_t i)
+{
+	return i < f->nindexes ? f->index_written[i] : NULL;
 }

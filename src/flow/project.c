@@ -18,6 +18,7 @@
 #include "rocm-resolve/strv.h"
 #include "rocm-resolve/tomledit.h"
 #include "rocm-resolve/venv.h"
+#include "flow/flow-private.h"
 
 static const char *const TOOL_UV[] = {"tool", "uv"};
 static const char KEY_EXCLUDE[] = "exclude-dependencies";

@@ -144,8 +144,8 @@ static int make_dirs(const char *path)
 static rr_err store_dir_for(const struct rr_install_opts *o, const struct rr_flow *f, char **ret,
 			    rr_error *err)
 {
-	char *dir = rr_install_store_dir(o, f->venv->root);
-	RR_AUTOFREE char *old = o->store_dir ? NULL : legacy_store_dir(o, f->venv->root);
+	char *dir = rr_install_store_dir(o, rr_flow_venv(f)->root);
+	RR_AUTOFREE char *old = o->store_dir ? NULL : legacy_store_dir(o, rr_flow_venv(f)->root);
 
 	if (!dir)
 		return rr_fail(err, RR_E_ENV, "no directory for the install store: set "
@@ -181,8 +181,8 @@ static rr_err store_failed(rr_err rc, rr_error *err)
 static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flow *f,
 			    const char *dir, rr_error *err)
 {
-	const struct rr_venv *v = f->venv;
-	const struct rr_stack *stack = f->stack;
+	const struct rr_venv *v = rr_flow_venv(f);
+	const struct rr_stack *stack = rr_flow_stack(f);
 	struct rr_store_dist *dists = rr_xcalloc(stack->n + 1, sizeof(*dists));
 	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
 	struct rr_store_spec spec = {.venv_root = v->root, .sites = sites, .dists = dists};
@@ -221,7 +221,7 @@ static rr_err check_and_repair(const struct rr_install_opts *o, const struct rr_
 			       const char *dir, const char *who, unsigned flags, bool *repaired,
 			       bool *damaged, rr_error *err)
 {
-	const struct rr_venv *v = f->venv;
+	const struct rr_venv *v = rr_flow_venv(f);
 	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
 	size_t nsites = 0;
 	struct rr_store *snap = NULL;
@@ -356,8 +356,8 @@ static int run_installer(char **argv, rr_error *err)
 rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *f,
 			 struct rr_verify_report **ret, rr_error *err)
 {
-	const struct rr_venv *v = f->venv;
-	const struct rr_stack *stack = f->stack;
+	const struct rr_venv *v = rr_flow_venv(f);
+	const struct rr_stack *stack = rr_flow_stack(f);
 	struct rr_verify_opts vo = {0};
 	struct rr_verify_dist *dists = rr_xcalloc(stack->n + 1, sizeof(*dists));
 	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
@@ -523,18 +523,19 @@ static rr_err choose_installer(struct txn *t, const char *excl, rr_error *err)
 {
 	const struct rr_install_opts *o = t->o;
 
-	t->python = rr_xasprintf("%s/bin/python", t->flow->venv->root);
+	t->python = rr_xasprintf("%s/bin/python", rr_flow_venv(t->flow)->root);
 	if (!o->installer || strcmp(o->installer, "uv") == 0)
 		t->uv = find_on_path(o, "uv");
 	if (o->installer && strcmp(o->installer, "uv") == 0 && !t->uv)
 		return rr_fail(err, RR_E_ENV, "--installer uv but no 'uv' on PATH");
-	if (!t->uv && (access(t->python, X_OK) || !has_dist(t->flow->venv, "pip")))
-		return rr_fail(err, RR_E_ENV,
-			       "nothing to install with: %s, and the venv '%s' has no pip; put uv "
-			       "on PATH (https://docs.astral.sh/uv/getting-started/installation/) or "
-			       "give the venv pip ('%s -m ensurepip')",
-			       o->installer ? "--installer pip" : "no 'uv' on PATH",
-			       t->flow->venv->root, t->python);
+	if (!t->uv && (access(t->python, X_OK) || !has_dist(rr_flow_venv(t->flow), "pip")))
+		return rr_fail(
+		    err, RR_E_ENV,
+		    "nothing to install with: %s, and the venv '%s' has no pip; put uv "
+		    "on PATH (https://docs.astral.sh/uv/getting-started/installation/) or "
+		    "give the venv pip ('%s -m ensurepip')",
+		    o->installer ? "--installer pip" : "no 'uv' on PATH",
+		    rr_flow_venv(t->flow)->root, t->python);
 	if (!t->uv && *excl) {
 		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 		RR_AUTO_STRBUF struct rr_strbuf names = RR_STRBUF_INIT;
@@ -599,15 +600,15 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 		goto out;
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_OPENED, .flow = t.flow});
 	r->dry_run = dry_run(o);
-	if (!r->dry_run && (rc = check_writable(t.flow->venv, err)))
+	if (!r->dry_run && (rc = check_writable(rr_flow_venv(t.flow), err)))
 		goto out;
 	rc = rr_flow_plan(t.flow, &t.fo, err);
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_PLANNED, .flow = t.flow});
 	if (rc)
 		goto out;
-	rr_plan_format_text(t.flow->plan, &text);
+	rr_plan_format_text(rr_flow_get_plan(t.flow), &text);
 	/* the same names --uv-excludes writes */
-	rr_plan_format_excludes(t.flow->plan, &excl);
+	rr_plan_format_excludes(rr_flow_get_plan(t.flow), &excl);
 	rc = choose_installer(&t, excl.buf ? excl.buf : "", err);
 	if (!rc && !r->dry_run)
 		rc = store_dir_for(o, t.flow, &t.dir, err);
@@ -684,7 +685,7 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 	fo.needs_live_env = true;
 	rc = rr_flow_open(&fo, &f, err);
 	if (!rc)
-		rc = check_writable(f->venv, err);
+		rc = check_writable(rr_flow_venv(f), err);
 	if (!rc)
 		rc = store_dir_for(o, f, &dir, err);
 	if (!rc)
@@ -693,9 +694,10 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 		rc = check_and_repair(o, f, dir, "since the snapshot, something", RR_STORE_FULL,
 				      &r->repaired, &r->damaged, err);
 	if (rc == RR_E_NOTFOUND && dir)
-		rr_fail(err, RR_E_NOTFOUND, "no snapshot of '%s' in '%s': `rocm-resolve install` "
-					    "takes one before it runs the installer",
-			f->venv->root, dir);
+		rr_fail(err, RR_E_NOTFOUND,
+			"no snapshot of '%s' in '%s': `rocm-resolve install` "
+			"takes one before it runs the installer",
+			rr_flow_venv(f)->root, dir);
 	if (lock >= 0)
 		close(lock);
 	rr_flow_free(f);

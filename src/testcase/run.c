@@ -331,8 +331,8 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 	if (!rc)
 		rc = rr_flow_open(&o, &f, &err);
 	/* the environment's distributions are candidates too, as the index provider offers them */
-	for (size_t i = 0; !rc && i < f->venv->ndists; i++) {
-		const struct rr_dist *d = &f->venv->dists[i];
+	for (size_t i = 0; !rc && i < rr_flow_venv(f)->ndists; i++) {
+		const struct rr_dist *d = &rr_flow_venv(f)->dists[i];
 		size_t h;
 		if (!d->version_ok || rr_provider_mem_add(sc->mem, d->name, d->version_text, &h, NULL))
 			continue;
@@ -350,7 +350,7 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 	} else {
 		RR_AUTO_STRBUF struct rr_strbuf outcome = RR_STRBUF_INIT;
 		RR_AUTOFREE char *t = NULL;
-		rr_plan_format_outcome(f->plan, &outcome);
+		rr_plan_format_outcome(rr_flow_get_plan(f), &outcome);
 		t = stable(sc, outcome.buf);
 		for (const char *p = t; *p;) {
 			size_t n = strcspn(p, "\n");

@@ -233,15 +233,18 @@ static char *copy_name(const char *file, size_t idx, const struct rr_strv *taken
 static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts *o,
 			     const struct rr_strv *cnames, struct rr_strbuf *opt, bool *any)
 {
-	for (size_t i = 0; i < f->nindexes; i++) {
-		const struct rr_plan_index *x = &f->indexes[i];
+	size_t nindexes;
+	const struct rr_plan_index *indexes = rr_flow_index_list(f, &nindexes);
+
+	for (size_t i = 0; i < nindexes; i++) {
+		const struct rr_plan_index *x = &indexes[i];
 		RR_AUTOFREE char *shown = NULL;
 		if (x->written && strchr(x->origin, ':') && strncmp(x->origin, "--", 2) != 0)
 			continue; /* from a requirements file: the copied file carries it */
 		if (strcmp(x->origin, "default") == 0)
 			continue;
 		/* as given, ${VAR} kept, a literal secret redacted: the plan strips it alike */
-		shown = redacted(f->index_written[i], any);
+		shown = redacted(rr_flow_index_written(f, i), any);
 		if (!x->written) /* the installer's configuration: the replay reads none */
 			rr_strbuf_addf(opt, " %s %s %s",
 				       x->primary ? "--config-default-index" : "--config-index",
@@ -264,13 +267,13 @@ static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts 
 		rr_strbuf_adds(opt, " --no-index");
 	if (o->allow_excludes)
 		rr_strbuf_adds(opt, " --uv-excludes");
-	rr_strbuf_addf(opt, " --installer %s", rr_installer_name(f->config.installer));
+	rr_strbuf_addf(opt, " --installer %s", rr_installer_name(rr_flow_installer(f)));
 }
 
 static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struct rr_flow_opts *o,
 			 const struct rr_plan *plan, struct rr_strv *notes, rr_error *err)
 {
-	const struct rr_reqset *rs = &f->reqs;
+	const struct rr_reqset *rs = rr_flow_reqs(f);
 	RR_AUTO_STRBUF struct rr_strbuf stack = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf tc = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf body = RR_STRBUF_INIT;
@@ -282,7 +285,7 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 	bool any = false;
 	rr_err rc;
 
-	rr_stack_file_format(f->venv, f->stack, &stack);
+	rr_stack_file_format(rr_flow_venv(f), rr_flow_stack(f), &stack);
 	rc = put(d, STACK_NAME, stack.buf, stack.len, err);
 	rr_plan_format_outcome(plan, &outcome);
 	shown = rr_xstrdup(outcome.buf);
@@ -315,8 +318,8 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 	}
 	if (!rc) {
 		RR_AUTO_STRBUF struct rr_strbuf head = RR_STRBUF_INIT;
-		if (f->data_dir)
-			replace_in(&shown, f->data_dir, "@DIR@/data");
+		if (rr_flow_data_dir(f))
+			replace_in(&shown, rr_flow_data_dir(f), "@DIR@/data");
 		add_option_words(f, o, &cnames, &opt, &any);
 		rr_strbuf_addf(&head, "# written by rocm-resolve %s --write-testcase; replay with "
 				      "`rr-testcase %s/%s`\n# (see rocm-resolve-scenario(5))\n",
@@ -329,8 +332,8 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 					      "or ${VAR} references in the URLs (pip's and uv's own "
 					      "way)\n");
 		rr_strbuf_addf(&head, "stack %s\nindex recorded 0 tags <inline>\n", STACK_NAME);
-		if (f->world) {
-			RR_AUTOFREE char *world = redacted(f->world, &any);
+		if (rr_flow_world(f)) {
+			RR_AUTOFREE char *world = redacted(rr_flow_world(f), &any);
 			add_block(&head, world);
 		}
 		rr_strbuf_add(&head, tc.buf, tc.len);
@@ -359,8 +362,9 @@ rr_err rr_testcase_write(const struct rr_flow *f, const struct rr_flow_opts *o,
 		struct rr_strv planned = RR_STRV_INIT;
 		rr_strv_push(&planned, STACK_NAME);
 		rr_strv_push(&planned, CASE_NAME);
-		for (size_t i = 0; i < f->reqs.nfiles; i++)
-			rr_strv_take(&planned, copy_name(f->reqs.files[i], i, &planned));
+		const struct rr_reqset *rs = rr_flow_reqs(f);
+		for (size_t i = 0; i < rs->nfiles; i++)
+			rr_strv_take(&planned, copy_name(rs->files[i], i, &planned));
 		rc = put_manifest(&d, &d.ours, &planned, err);
 		rr_strv_release(&planned);
 	}
