@@ -110,6 +110,53 @@ struct rr_flow_opts {
 	void *observe_ctx;
 };
 
+/*
+ * the one table of a run's options (src/flow/options.c): each word of the command line
+ * that sets a field of struct rr_flow_opts, its kind, whether it changes the answer
+ * (the resolution or the plan), and how --write-testcase carries it into case.t for
+ * rr-testcase to replay. The CLI's parser stores through it, the testcase writer
+ * writes from it and the testcase reader reads back through it.
+ */
+enum rr_run_option_kind {
+	RR_RUNOPT_FLAG,    /* bool */
+	RR_RUNOPT_VALUE,   /* const char *, the last one given */
+	RR_RUNOPT_LIST,    /* const char *const *, with its count, repeatable */
+	RR_RUNOPT_SECONDS, /* long milliseconds; the word's value is whole seconds */
+};
+
+enum rr_run_option_replay {
+	RR_REPLAY_AS_GIVEN, /* the words as given */
+	RR_REPLAY_FILE,     /* a file it names, copied beside case.t and named by its copy */
+	/* what the run found instead: the environment (stack.json), the indexes with their
+	 * origins, the installer whose configuration was read */
+	RR_REPLAY_FOUND,
+	/* how answers are fetched, not what they are (a replay asks no index) */
+	RR_REPLAY_NONE,
+};
+
+struct rr_run_option {
+	const char *word;  /* "--all-extras" */
+	const char *alias; /* another spelling ("--index-url"), or NULL */
+	enum rr_run_option_kind kind;
+	size_t field;  /* offsetof(struct rr_flow_opts, ...) */
+	size_t count;  /* lists: offsetof the count */
+	bool resolves; /* it changes the resolution or the plan */
+	enum rr_run_option_replay replay;
+};
+
+const struct rr_run_option *rr_run_options(size_t *n);
+/* the entry for word (or an alias of it), NULL when none */
+const struct rr_run_option *rr_run_option_find(const char *word);
+/* store value (borrowed; ignored for a flag) in o: a list grows (rr_run_options_release) */
+void rr_run_option_set(struct rr_flow_opts *o, const struct rr_run_option *d, const char *value);
+/* whether o has d set, and *n how many values (1 for a flag or a value) */
+bool rr_run_option_given(const struct rr_flow_opts *o, const struct rr_run_option *d, size_t *n);
+/* the i-th value of d in o (a value or a list), NULL for a flag */
+const char *rr_run_option_value(const struct rr_flow_opts *o, const struct rr_run_option *d,
+				size_t i);
+/* free the list arrays rr_run_option_set grew (their strings are borrowed) */
+void rr_run_options_release(struct rr_flow_opts *o);
+
 /* a run of the pipeline: opaque, read through the accessors below */
 struct rr_flow;
 

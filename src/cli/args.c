@@ -106,6 +106,7 @@ enum {
 	O_EXTRA,
 	O_ALL_EXTRAS,
 	O_GROUP,
+	O_ALL_GROUPS,
 	O_INDEX,
 	O_DEFAULT_INDEX,
 	O_INDEX_URL,
@@ -139,6 +140,8 @@ struct opt_def {
 	const char *help; /* lines after the first are continuation lines */
 };
 
+/* a table laid out by hand: one option per entry, its help lines under it */
+/* clang-format off */
 static const struct opt_def options[] = {
 	{O_HELP, 'h', "help", NULL, C_ALL, "show this help and exit"},
 	{O_VERSION, 'V', "version", NULL, C_ALL, "show the version and exit"},
@@ -175,6 +178,7 @@ static const struct opt_def options[] = {
 	{O_ALL_EXTRAS, 0, "all-extras", NULL, C_RESOLVE,
 	 "pyproject: include every optional-dependency group"},
 	{O_GROUP, 0, "group", "NAME", C_RESOLVE, "pyproject: include a PEP 735 dependency group"},
+	{O_ALL_GROUPS, 0, "all-groups", NULL, C_RESOLVE, "pyproject: include every dependency group"},
 	{O_INDEX, 0, "index", "URL", C_RESOLVING,
 	 "an index asked before the default one, as uv's\n"
 	 "--index (repeatable; earlier ones first)"},
@@ -225,6 +229,7 @@ static const struct opt_def options[] = {
 	 "set up or repair the .pth bridge of DIR/.venv to\n"
 	 "the protected environment"},
 };
+/* clang-format on */
 
 /* ---------------------------------------------------------------- help */
 
@@ -500,34 +505,29 @@ static int apply(struct rr_cli *cli, const struct given *g)
 {
 	const char *v = g->value;
 	char *end;
+	RR_AUTOFREE char *word = NULL;
 
 	switch (g->def->id) {
 	case O_HELP:
 	case O_VERSION:
-		break; /* handled before */
+		return RR_CLI_GO_ON; /* handled before */
 	case O_QUIET:
 		cli->verbosity = -1;
-		break;
+		return RR_CLI_GO_ON;
 	case O_VERBOSE:
 		cli->verbosity++;
-		break;
+		return RR_CLI_GO_ON;
 	case O_COLOR:
 		if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))
 			return usage_error("--color takes auto, always or never, not '%s'", v);
 		cli->color = v;
-		break;
+		return RR_CLI_GO_ON;
 	case O_NO_COLOR:
 		cli->color = "never";
-		break;
-	case O_VENV:
-		cli->venv = v;
-		break;
+		return RR_CLI_GO_ON;
 	case O_PYTHON:
 		cli->python = v;
-		break;
-	case O_STACK:
-		cli->stack = v;
-		break;
+		return RR_CLI_GO_ON;
 	case O_FORMAT:
 		if (strcmp(v, "text") == 0)
 			cli->format = RR_FORMAT_TEXT;
@@ -537,84 +537,37 @@ static int apply(struct rr_cli *cli, const struct given *g)
 			cli->format = RR_FORMAT_PYLOCK;
 		else
 			return usage_error("unknown format '%s' (expected text, json or pylock)", v);
-		break;
-	case O_POLICY:
-		push(&cli->policies, &cli->npolicies, v);
-		break;
-	case O_PROTECT:
-		push(&cli->protect, &cli->nprotect, v);
-		break;
+		return RR_CLI_GO_ON;
 	case O_REQUIREMENT:
 		push(&cli->inputs, &cli->ninputs, v);
-		break;
-	case O_CONSTRAINT:
-		push(&cli->constraints, &cli->nconstraints, v);
-		break;
-	case O_EXTRA:
-		push(&cli->extras, &cli->nextras, v);
-		break;
-	case O_ALL_EXTRAS:
-		cli->all_extras = true;
-		break;
-	case O_GROUP:
-		push(&cli->groups, &cli->ngroups, v);
-		break;
-	case O_NO_INDEX:
-		cli->no_index = true;
-		break;
-	case O_DEFAULT_INDEX:
-	case O_INDEX_URL:
-		/* one default index: the last one given, as uv and pip take it */
-		cli->index_url = v;
-		break;
+		return RR_CLI_GO_ON;
 	case O_INDEX:
-		push(&cli->indexes, &cli->nindexes, v);
-		break;
-	case O_EXTRA_INDEX_URL:
-		push(&cli->extra_index_urls, &cli->nextra_index_urls, v);
-		break;
-	case O_CACHE_DIR:
-		cli->cache_dir = v;
-		break;
-	case O_NO_CACHE:
-		cli->no_cache = true;
-		break;
-	case O_OFFLINE:
-		cli->offline = true;
-		break;
-	case O_REFRESH:
-		cli->refresh = true;
-		break;
+		/* uv asks every --index before any --extra-index-url: put first at the end */
+		cli->indexes = rr_xrealloc(cli->indexes, (cli->nindexes + 1) * sizeof(char *));
+		cli->indexes[cli->nindexes++] = v;
+		return RR_CLI_GO_ON;
 	case O_STRICT:
 		cli->strict = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_LOCK:
 		cli->lock = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_UV_EXCLUDES:
 		cli->uv_excludes = v;
-		break;
+		return RR_CLI_GO_ON;
 	case O_INSTALLER:
 		if (strcmp(v, "uv") && strcmp(v, "pip"))
 			return usage_error("unknown installer '%s' (expected uv or pip)", v);
-		cli->installer = v;
 		break;
 	case O_BACKEND:
 		if (strcmp(v, "auto") && strcmp(v, "hip") && strcmp(v, "cuda"))
 			return usage_error("unknown backend '%s' (expected auto, hip or cuda)", v);
 		cli->backend = v;
-		break;
-	case O_PRE:
-		cli->pre = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_WRITE_TESTCASE:
 		cli->write_testcase = v;
-		break;
-	case O_CERT:
-		cli->cert = v;
-		break;
-	case O_TIMEOUT:
-	{
+		return RR_CLI_GO_ON;
+	case O_TIMEOUT: {
 		/* bounded: 3000000 overflowed the milliseconds, 4294967297 wrapped to 1 s */
 		long t;
 		errno = 0;
@@ -623,24 +576,29 @@ static int apply(struct rr_cli *cli, const struct given *g)
 			return usage_error("--timeout needs a whole number of seconds from 1 "
 					   "to " RR_STRINGIFY(RR_CLI_MAX_TIMEOUT_S) ", not '%s'",
 					   v);
-		cli->timeout_s = (int)t;
-	}
 		break;
+	}
 	case O_REQUIRE_GPU:
 		cli->require_gpu = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_WRITE:
 		cli->write = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_CHECK:
 		cli->check_only = true;
-		break;
+		return RR_CLI_GO_ON;
 	case O_BRIDGE:
 		cli->bridge = true;
-		break;
+		return RR_CLI_GO_ON;
 	default:
-		return RR_EXIT_INTERNAL;
+		break;
 	}
+	/* the run's own options: stored as the one table says */
+	word = rr_xasprintf("--%s", g->def->name);
+	const struct rr_run_option *d = rr_run_option_find(word);
+	if (!d)
+		return RR_EXIT_INTERNAL;
+	rr_run_option_set(&cli->run, d, v);
 	return RR_CLI_GO_ON;
 }
 
@@ -671,9 +629,9 @@ static const char *apply_env(struct rr_cli *cli)
 	/* uv's boolean variables: 1, true, yes, on (any case) */
 	if (off && (strcmp(off, "1") == 0 || strcasecmp(off, "true") == 0 ||
 		    strcasecmp(off, "yes") == 0 || strcasecmp(off, "on") == 0))
-		cli->offline = true;
+		cli->run.offline = true;
 	/* UV_PYTHON=3.12 asks uv to find an interpreter: only a path names a venv */
-	if (py && strchr(py, '/') && !cli->venv && !cli->python) {
+	if (py && strchr(py, '/') && !cli->run.venv && !cli->python) {
 		cli->python = py;
 		return "UV_PYTHON";
 	}
@@ -727,7 +685,7 @@ static int python_venv(struct rr_cli *cli, const char *origin)
 			strcpy(dir, ".");
 		cli->python_venv = RR_STEAL(dir);
 	}
-	cli->venv = cli->python_venv;
+	cli->run.venv = cli->python_venv;
 	return RR_CLI_GO_ON;
 }
 
@@ -797,11 +755,14 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		push(&cli->inputs, &cli->ninputs, words[i]);
 	/* uv asks every --index before any --extra-index-url, in whatever order they came */
 	if (cli->nindexes) {
-		for (size_t i = 0; i < cli->nextra_index_urls; i++)
-			push(&cli->indexes, &cli->nindexes, cli->extra_index_urls[i]);
-		rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
-		cli->extra_index_urls = cli->indexes;
-		cli->nextra_index_urls = cli->nindexes;
+		for (size_t i = 0; i < cli->run.nextra_index_urls; i++) {
+			cli->indexes = rr_xrealloc(cli->indexes,
+						   (cli->nindexes + 1) * sizeof(char *));
+			cli->indexes[cli->nindexes++] = cli->run.extra_index_urls[i];
+		}
+		free((void *)cli->run.extra_index_urls);
+		cli->run.extra_index_urls = cli->indexes;
+		cli->run.nextra_index_urls = cli->nindexes;
 		cli->indexes = NULL;
 		cli->nindexes = 0;
 	}
@@ -809,12 +770,13 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		status = usage_error("%s", "project: --write and --check exclude each other");
 		goto out;
 	}
-	if (cli->format == RR_FORMAT_PYLOCK && (cmd->bit != C_PLAN || !cli->lock || cli->no_index)) {
+	if (cli->format == RR_FORMAT_PYLOCK &&
+	    (cmd->bit != C_PLAN || !cli->lock || cli->run.no_index)) {
 		status = usage_error("%s", "--format pylock is a lock of the resolution: it needs "
 					   "plan --lock and an index (not --no-index)");
 		goto out;
 	}
-	if (cli->venv && cli->python) {
+	if (cli->run.venv && cli->python) {
 		status = usage_error("--venv and --python both name the environment (%s); give one",
 				     cli->python);
 		goto out;
@@ -850,12 +812,7 @@ void rr_cli_release(struct rr_cli *cli)
 {
 	free(cli->python_venv);
 	rr_strv_free_array(cli->inputs, cli->ninputs);
-	rr_strv_free_array(cli->constraints, cli->nconstraints);
-	rr_strv_free_array(cli->policies, cli->npolicies);
-	rr_strv_free_array(cli->protect, cli->nprotect);
-	rr_strv_free_array(cli->extras, cli->nextras);
-	rr_strv_free_array(cli->groups, cli->ngroups);
-	rr_strv_free_array(cli->extra_index_urls, cli->nextra_index_urls);
-	rr_strv_free_array(cli->indexes, cli->nindexes);
+	rr_run_options_release(&cli->run);
+	free(cli->indexes);
 	rr_strv_free_array(cli->passthrough, cli->npassthrough);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/flow.h"
 
 /* exit status, documented in rocm-resolve(1) EXIT STATUS */
 enum {
@@ -50,43 +51,21 @@ struct rr_cli {
 	const char *command; /* cmd->name */
 	char **inputs;	     /* positional INPUTs and -r FILE */
 	size_t ninputs;
-	char **constraints; /* -c FILE */
-	size_t nconstraints;
-	const char *venv;
+	/* the run's options (the table of include/rocm-resolve/flow.h): the pipeline's own
+	 * fields, stored through rr_run_option_set; the session adds the rest */
+	struct rr_flow_opts run;
 	const char *python; /* --python / $UV_PYTHON (a path): the venv's interpreter or root */
-	char *python_venv;  /* the venv that python names (owned); also in venv */
+	char *python_venv;  /* the venv that python names (owned); also in run.venv */
 	const char *color;  /* --color: auto, always, never; NULL: auto */
-	const char *stack; /* --stack FILE: a stack file instead of a live venv */
 	enum rr_format format;
 	int verbosity; /* -1 quiet, 0 normal, 1+ verbose */
-	char **policies;
-	size_t npolicies;
-	char **protect;
-	size_t nprotect;
-	char **extras;
-	size_t nextras;
-	bool all_extras;
-	char **groups;
-	size_t ngroups;
-	bool no_index;
-	const char *index_url; /* --default-index / --index-url: the last one given */
-	char **extra_index_urls; /* --index entries, then --extra-index-url ones (as uv) */
-	size_t nextra_index_urls;
-	char **indexes; /* --index, until parsing ends */
+	const char **indexes; /* --index, until parsing ends (then first in extra_index_urls) */
 	size_t nindexes;
-	const char *cache_dir;
-	bool no_cache;
-	bool offline;
-	bool refresh;
 	bool strict;
 	bool lock;
 	const char *uv_excludes;
 	const char *write_testcase; /* --write-testcase DIR */
-	const char *cert;	    /* --cert FILE */
-	const char *installer;
 	const char *backend;
-	bool pre;
-	int timeout_s;
 	bool require_gpu; /* install: no GPU to verify on is an error, not a warning */
 	bool write;	  /* project: edit pyproject.toml in place */
 	bool check_only;  /* project: exit 1 when the settings are missing or stale */

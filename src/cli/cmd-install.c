@@ -148,12 +148,12 @@ static void fill_opts(struct rr_install_opts *o, struct view *w, bool want_input
 	o->flow.observe_ctx = &w->s;
 	w->s.verbosity = cli->verbosity;
 	w->s.tty = rr_cli_progress_tty();
-	o->installer = cli->installer;
+	o->installer = cli->run.installer;
 	o->passthrough = (const char *const *)cli->passthrough;
 	o->npassthrough = cli->npassthrough;
 	o->quiet = cli->verbosity < 0;
 	o->backend = cli->backend;
-	o->verify_timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
+	o->verify_timeout_ms = cli->run.timeout_ms;
 	o->observe = observe;
 	o->observe_ctx = w;
 }

@@ -139,7 +139,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan)
 		return status;
 	if (cli->lock && cli->format == RR_FORMAT_PYLOCK)
 		rr_plan_format_pylock(plan, &out);
-	else if (cli->lock && !cli->no_index)
+	else if (cli->lock && !cli->run.no_index)
 		rr_plan_format_lock(plan, &out);
 	else if (cli->format == RR_FORMAT_JSON)
 		rr_plan_format_json(plan, &out);

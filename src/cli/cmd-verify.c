@@ -21,7 +21,7 @@ int rr_cli_verify_session(struct rr_cli *cli, struct rr_session *s, struct rr_ve
 	rr_error err = RR_ERROR_INIT;
 	rr_err rc;
 
-	o.verify_timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
+	o.verify_timeout_ms = cli->run.timeout_ms;
 	rc = rr_install_verify(&o, s->flow, ret, &err);
 	if (rc) {
 		rr_cli_print_error(&err);

@@ -4,6 +4,8 @@
  *
  *   rr-testcase [-v] FILE|DIR...   run; prints PASS|FAIL|SKIP <file>, then a count
  *   rr-testcase -r FILE            print the actual result of every question
+ *   rr-testcase --options          the run options a scenario's `option` line takes
+ *   rr-testcase --help
  *
  * The format is described in man/rocm-resolve-scenario.5. Exit status: 0
  * when everything passed, 1 when something failed, 77 when all were skipped.
@@ -14,9 +16,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocm-resolve/flow.h"
 #include "rocm-resolve/strv.h"
 #include "rocm-resolve/testcase.h"
 #include "rocm-resolve/util.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: rr-testcase [-v] FILE|DIR...   run scenarios (.t files)\n"
+	      "       rr-testcase -r FILE            print the actual results, as result blocks\n"
+	      "       rr-testcase --options          the run options an `option` line takes\n"
+	      "See rocm-resolve-scenario(5). Exit status: 0 all passed, 1 a failure, 2 usage,\n"
+	      "77 all skipped.\n",
+	      f);
+}
+
+/* the run's option table, as rocm-resolve --write-testcase carries each option */
+static void print_options(void)
+{
+	static const char *const kinds[] = {"flag", "value", "list", "seconds"};
+	static const char *const replays[] = {"as-given", "file", "found", "none"};
+	size_t n;
+	const struct rr_run_option *t = rr_run_options(&n);
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s %s %s %s%s%s\n", t[i].word, kinds[t[i].kind],
+		       t[i].resolves ? "resolves" : "fetch-only", replays[t[i].replay],
+		       t[i].alias ? " " : "", t[i].alias ? t[i].alias : "");
+}
 
 int main(int argc, char **argv)
 {
@@ -36,6 +63,19 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "-v")) {
 			verbose = true;
 			continue;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--options")) {
+			print_options();
+			return 0;
+		}
+		if (argv[i][0] == '-') {
+			fprintf(stderr, "rr-testcase: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
 		}
 		d = opendir(argv[i]);
 		if (d) {

@@ -68,45 +68,21 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 
 void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
 {
-	memset(o, 0, sizeof(*o));
+	/* what the command line set through the run's option table, then the session's */
+	*o = cli->run;
 	o->inputs = (const char *const *)cli->inputs;
 	o->ninputs = cli->ninputs;
-	o->constraints = (const char *const *)cli->constraints;
-	o->nconstraints = cli->nconstraints;
 	o->want_inputs = want_inputs;
-	o->extras = (const char *const *)cli->extras;
-	o->nextras = cli->nextras;
-	o->all_extras = cli->all_extras;
-	o->groups = (const char *const *)cli->groups;
-	o->ngroups = cli->ngroups;
 	o->command = cli->command;
-	o->venv = cli->venv;
-	o->stack_file = cli->stack;
 	o->needs_live_env = cli->cmd->flags & RR_CMD_LIVE_ENV;
 	o->sysroot = getenv("RR_SYSROOT");
-	o->policies = (const char *const *)cli->policies;
-	o->npolicies = cli->npolicies;
-	o->protect = (const char *const *)cli->protect;
-	o->nprotect = cli->nprotect;
-	o->no_index = cli->no_index;
-	o->index_url = cli->index_url;
-	o->installer = cli->installer;
-	o->extra_index_urls = (const char *const *)cli->extra_index_urls;
-	o->nextra_index_urls = cli->nextra_index_urls;
-	o->cache_dir = cli->cache_dir;
-	o->ca_file = cli->cert;
-	o->no_cache = cli->no_cache;
-	o->offline = cli->offline;
-	o->refresh = cli->refresh;
-	o->pre = cli->pre;
-	o->timeout_ms = cli->timeout_s ? cli->timeout_s * 1000L : 0;
 	o->record = cli->write_testcase != NULL;
 	o->offline_fallback = cli->cmd->flags & RR_CMD_OFFLINE_FALLBACK;
 	o->observe = observe;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */
 	o->allow_excludes = cli->uv_excludes != NULL ||
 			    ((cli->cmd->flags & RR_CMD_RUNS_INSTALLER) &&
-			     (!cli->installer || strcmp(cli->installer, "uv") == 0));
+			     (!cli->run.installer || strcmp(cli->run.installer, "uv") == 0));
 }
 
 int rr_session_open(struct rr_session *s, struct rr_cli *cli, bool want_inputs)

@@ -19,9 +19,9 @@ struct rr_flow {
 	struct rr_venv *venv;
 	struct rr_stack *stack;
 	char *cache_dir; /* absolute; NULL with --no-cache or when none can be found */
-	char *data_dir;	 /* absolute; NULL when none can be found */
+	char *data_dir;  /* absolute; NULL when none can be found */
 	struct rr_installer_config config; /* the installer's own configuration (step 4) */
-	struct rr_plan_index *indexes; /* in priority order; the plan writes the given ones */
+	struct rr_plan_index *indexes;     /* in priority order; the plan writes the given ones */
 	size_t nindexes;
 	const char **index_urls; /* the same, as the resolver uses them (borrowed) */
 	/* the same as given (${VAR} kept, a literal secret too: redact before showing) */
@@ -31,10 +31,10 @@ struct rr_flow {
 	struct rr_plan *plan;
 	char **warnings;
 	size_t nwarnings, cap_warnings;
-	size_t requests; /* HTTP transfers the resolution made */
+	size_t requests;          /* HTTP transfers the resolution made */
 	unsigned long long bytes; /* response bytes received */
 	size_t cache_hits, range_requests, whole_files;
-	char *world;	 /* with opts->record: the answers, as scenario "=Pkg:" lines */
+	char *world; /* with opts->record: the answers, as scenario "=Pkg:" lines */
 	/* per reqset item: the local project a line names, read from its metadata */
 	struct rr_local *locals;
 	struct rr_plan_local *plan_locals; /* the same, as the plan sees them */

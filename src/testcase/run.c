@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -239,7 +240,12 @@ static void push_lines(const struct scenario *sc, struct rr_strv *out, const cha
 	}
 }
 
-/* the option words; "-c NAME" names a file of the question (kept in paths) */
+/*
+ * the option words, read through the run's option table (the words --write-testcase
+ * writes): a file option's bare NAME is a file of the question (its path kept in
+ * paths); what the run found comes as --index-url, --extra-index-url, --installer,
+ * and the installer's configured indexes as --config-index / --config-default-index
+ */
 static rr_err pipeline_options(const struct scenario *sc, const struct question *q,
 			       struct rr_flow_opts *o, struct rr_installer_config *cfg,
 			       struct rr_strv *paths, rr_error *err)
@@ -247,35 +253,9 @@ static rr_err pipeline_options(const struct scenario *sc, const struct question 
 	for (size_t i = 0; i < q->options.n; i++) {
 		const char *w = q->options.v[i];
 		const char *arg = i + 1 < q->options.n ? q->options.v[i + 1] : NULL;
-		const char ***list = NULL;
-		size_t *count = NULL;
-		if (!strcmp(w, "--pre"))
-			o->pre = true;
-		else if (!strcmp(w, "--uv-excludes"))
-			o->allow_excludes = true;
-		else if (!strcmp(w, "--no-index"))
-			o->no_index = true;
-		else if (!strcmp(w, "--extra") && arg) {
-			list = (const char ***)&o->extras;
-			count = &o->nextras;
-		} else if (!strcmp(w, "--group") && arg) {
-			list = (const char ***)&o->groups;
-			count = &o->ngroups;
-		} else if (!strcmp(w, "--protect") && arg) {
-			list = (const char ***)&o->protect;
-			count = &o->nprotect;
-		} else if (!strcmp(w, "--extra-index-url") && arg) {
-			list = (const char ***)&o->extra_index_urls;
-			count = &o->nextra_index_urls;
-		} else if (!strcmp(w, "-c") && arg && !strchr(arg, '/')) {
-			rr_strv_take(paths, rr_xasprintf("%s/%s", sc->tmpdir, arg));
-			list = (const char ***)&o->constraints;
-			count = &o->nconstraints;
-			arg = paths->v[paths->n - 1];
-		} else if (!strcmp(w, "--index-url") && arg) {
-			o->index_url = arg;
-			i++;
-		} else if (!strcmp(w, "--installer") && arg) {
+		const struct rr_run_option *d = rr_run_option_find(w);
+
+		if (!strcmp(w, "--installer") && arg) {
 			cfg->installer = strcmp(arg, "pip") ? RR_INSTALLER_UV : RR_INSTALLER_PIP;
 			i++;
 		} else if ((!strcmp(w, "--config-index") || !strcmp(w, "--config-default-index")) &&
@@ -292,13 +272,27 @@ static rr_err pipeline_options(const struct scenario *sc, const struct question 
 				cfg->indexes[cfg->nindexes++] = v;
 			}
 			i += 2;
+		} else if (d && d->resolves && d->kind == RR_RUNOPT_FLAG &&
+			   d->replay == RR_REPLAY_AS_GIVEN) {
+			rr_run_option_set(o, d, NULL);
+		} else if (d && d->resolves && arg &&
+			   (d->replay == RR_REPLAY_AS_GIVEN || d->replay == RR_REPLAY_FILE ||
+			    d->field == offsetof(struct rr_flow_opts, index_url) ||
+			    d->field == offsetof(struct rr_flow_opts, extra_index_urls))) {
+			if (d->replay == RR_REPLAY_FILE) {
+				/* a file of the question, never one outside it */
+				if (strchr(arg, '/'))
+					return rr_fail(err, RR_E_PARSE,
+						       "option: %s '%s': a file of the scenario "
+						       "(a bare NAME) expected",
+						       w, arg);
+				rr_strv_take(paths, rr_xasprintf("%s/%s", sc->tmpdir, arg));
+				arg = paths->v[paths->n - 1];
+			}
+			rr_run_option_set(o, d, arg);
+			i++;
 		} else
 			return rr_fail(err, RR_E_PARSE, "option: unknown or incomplete '%s'", w);
-		if (list) {
-			*list = rr_xrealloc((void *)*list, (*count + 1) * sizeof(char *));
-			(*list)[(*count)++] = arg;
-			i++;
-		}
 	}
 	return RR_OK;
 }
@@ -360,11 +354,7 @@ static void run_pipeline(struct scenario *sc, struct rr_strv *actual)
 				p++;
 		}
 	}
-	free((void *)o.extras);
-	free((void *)o.groups);
-	free((void *)o.protect);
-	free((void *)o.extra_index_urls);
-	free((void *)o.constraints);
+	rr_run_options_release(&o);
 	rr_strv_release(&cpaths);
 	rr_config_release(&cfg);
 	rr_flow_free(f);

@@ -230,11 +230,30 @@ static char *copy_name(const char *file, size_t idx, const struct rr_strv *taken
 	return rr_xstrdup(base);
 }
 
-static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts *o,
-			     const struct rr_strv *cnames, struct rr_strbuf *opt, bool *any)
+/* the files copied beside case.t: from[i] (as the run named it) is to[i] there */
+struct copies {
+	struct rr_strv from, to;
+};
+
+static const char *copy_of(const struct copies *c, const char *path)
 {
-	size_t nindexes;
+	for (size_t i = 0; i < c->from.n; i++)
+		if (strcmp(c->from.v[i], path) == 0)
+			return c->to.v[i];
+	return NULL;
+}
+
+/*
+ * the option words of case.t: what the run found (its indexes, with where each came
+ * from; the installer), then every option of the run's table that changes the answer,
+ * as given, or (a file) by the name of its copy
+ */
+static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts *o,
+			     const struct copies *copies, struct rr_strbuf *opt, bool *any)
+{
+	size_t nindexes, ntable;
 	const struct rr_plan_index *indexes = rr_flow_index_list(f, &nindexes);
+	const struct rr_run_option *table = rr_run_options(&ntable);
 
 	for (size_t i = 0; i < nindexes; i++) {
 		const struct rr_plan_index *x = &indexes[i];
@@ -253,21 +272,33 @@ static void add_option_words(const struct rr_flow *f, const struct rr_flow_opts 
 			rr_strbuf_addf(opt, " %s %s", x->primary ? "--index-url" : "--extra-index-url",
 				       shown);
 	}
-	for (size_t i = 0; i < cnames->n; i++)
-		rr_strbuf_addf(opt, " -c %s", cnames->v[i]);
-	for (size_t i = 0; i < o->nextras; i++)
-		rr_strbuf_addf(opt, " --extra %s", o->extras[i]);
-	for (size_t i = 0; i < o->ngroups; i++)
-		rr_strbuf_addf(opt, " --group %s", o->groups[i]);
-	for (size_t i = 0; i < o->nprotect; i++)
-		rr_strbuf_addf(opt, " --protect %s", o->protect[i]);
-	if (o->pre)
-		rr_strbuf_adds(opt, " --pre");
-	if (o->no_index)
-		rr_strbuf_adds(opt, " --no-index");
-	if (o->allow_excludes)
-		rr_strbuf_adds(opt, " --uv-excludes");
+	for (size_t t = 0; t < ntable; t++) {
+		const struct rr_run_option *d = &table[t];
+		size_t n;
+		if (!d->resolves || !rr_run_option_given(o, d, &n))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			const char *v = rr_run_option_value(o, d, i);
+			if (d->replay == RR_REPLAY_FILE && !(v = copy_of(copies, v)))
+				continue; /* not copied: the notes say so */
+			if (d->replay == RR_REPLAY_AS_GIVEN || d->replay == RR_REPLAY_FILE)
+				rr_strbuf_addf(opt, " %s%s%s", d->word, v ? " " : "", v ? v : "");
+		}
+	}
 	rr_strbuf_addf(opt, " --installer %s", rr_installer_name(rr_flow_installer(f)));
+}
+
+/* the name each --policy file gets beside case.t (after the inputs' names) */
+static void policy_names(const struct rr_flow *f, const struct rr_flow_opts *o,
+			 struct rr_strv *taken, struct rr_strv *ret)
+{
+	size_t nfiles = rr_flow_reqs(f)->nfiles;
+
+	for (size_t i = 0; i < o->npolicies; i++) {
+		char *name = copy_name(o->policies[i], nfiles + i, taken);
+		rr_strv_push(taken, name);
+		rr_strv_take(ret, name);
+	}
 }
 
 static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struct rr_flow_opts *o,
@@ -280,7 +311,8 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 	RR_AUTO_STRBUF struct rr_strbuf outcome = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf opt = RR_STRBUF_INIT;
 	struct rr_strv names = RR_STRV_INIT;
-	struct rr_strv cnames = RR_STRV_INIT;
+	struct rr_strv pnames = RR_STRV_INIT;
+	struct copies copies = {RR_STRV_INIT, RR_STRV_INIT};
 	RR_AUTOFREE char *shown = NULL;
 	bool any = false;
 	rr_err rc;
@@ -309,18 +341,37 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 		if (rc)
 			break;
 		/* a -c FILE of the command line is written as a file, and named by the option */
-		if (constraint_given(o, rs->files[i]))
-			rr_strv_push(&cnames, name);
+		if (constraint_given(o, rs->files[i])) {
+			rr_strv_push(&copies.from, rs->files[i]);
+			rr_strv_push(&copies.to, name);
+		}
 		rr_strbuf_addf(&tc, "%s %s %s\n", is_top_level(o, rs->files[i]) ? "input" : "file",
 			       name, name);
 		to = rr_xasprintf("@DIR@/%s", name);
 		replace_in(&shown, rs->files[i], to);
 	}
+	/* each --policy file, as a file the option names */
+	policy_names(f, o, &names, &pnames);
+	for (size_t i = 0; !rc && i < o->npolicies; i++) {
+		RR_AUTO_ERROR rr_error e = RR_ERROR_INIT;
+		rr_strbuf_reset(&body);
+		if (rr_file_read(AT_FDCWD, o->policies[i], RR_REQFILE_MAX_SIZE, 0, o->policies[i],
+				 &body, &e)) {
+			rr_strv_take(notes, rr_xasprintf("--write-testcase: cannot copy '%s': %s",
+							 o->policies[i], e.msg));
+			continue;
+		}
+		RR_AUTOFREE char *text = redacted(body.buf, &any);
+		rc = put(d, pnames.v[i], text, strlen(text), err);
+		rr_strv_push(&copies.from, o->policies[i]);
+		rr_strv_push(&copies.to, pnames.v[i]);
+		rr_strbuf_addf(&tc, "file %s %s\n", pnames.v[i], pnames.v[i]);
+	}
 	if (!rc) {
 		RR_AUTO_STRBUF struct rr_strbuf head = RR_STRBUF_INIT;
 		if (rr_flow_data_dir(f))
 			replace_in(&shown, rr_flow_data_dir(f), "@DIR@/data");
-		add_option_words(f, o, &cnames, &opt, &any);
+		add_option_words(f, o, &copies, &opt, &any);
 		rr_strbuf_addf(&head, "# written by rocm-resolve %s --write-testcase; replay with "
 				      "`rr-testcase %s/%s`\n# (see rocm-resolve-scenario(5))\n",
 			       RR_VERSION, d->path, CASE_NAME);
@@ -344,7 +395,9 @@ static rr_err write_case(struct out_dir *d, const struct rr_flow *f, const struc
 		rc = put(d, CASE_NAME, head.buf, head.len, err);
 	}
 	rr_strv_release(&names);
-	rr_strv_release(&cnames);
+	rr_strv_release(&pnames);
+	rr_strv_release(&copies.from);
+	rr_strv_release(&copies.to);
 	return rc;
 }
 
@@ -363,8 +416,14 @@ rr_err rr_testcase_write(const struct rr_flow *f, const struct rr_flow_opts *o,
 		rr_strv_push(&planned, STACK_NAME);
 		rr_strv_push(&planned, CASE_NAME);
 		const struct rr_reqset *rs = rr_flow_reqs(f);
-		for (size_t i = 0; i < rs->nfiles; i++)
-			rr_strv_take(&planned, copy_name(rs->files[i], i, &planned));
+		struct rr_strv taken = RR_STRV_INIT;
+		for (size_t i = 0; i < rs->nfiles; i++) {
+			char *name = copy_name(rs->files[i], i, &taken);
+			rr_strv_push(&taken, name);
+			rr_strv_take(&planned, name);
+		}
+		policy_names(f, o, &taken, &planned);
+		rr_strv_release(&taken);
 		rc = put_manifest(&d, &d.ours, &planned, err);
 		rr_strv_release(&planned);
 	}
