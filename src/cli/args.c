@@ -623,13 +623,9 @@ static int typo_check(const char *w)
  * where cli->python came from */
 static const char *apply_env(struct rr_cli *cli)
 {
-	const char *off = getenv("UV_OFFLINE");
 	const char *py = getenv("UV_PYTHON");
 
-	/* uv's boolean variables: 1, true, yes, on (any case) */
-	if (off && (strcmp(off, "1") == 0 || strcasecmp(off, "true") == 0 ||
-		    strcasecmp(off, "yes") == 0 || strcasecmp(off, "on") == 0))
-		cli->run.offline = true;
+	/* UV_OFFLINE is read with the installer's configuration (rr_config_load) */
 	/* UV_PYTHON=3.12 asks uv to find an interpreter: only a path names a venv */
 	if (py && strchr(py, '/') && !cli->run.venv && !cli->python) {
 		cli->python = py;

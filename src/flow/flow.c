@@ -773,7 +773,8 @@ static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_erro
 	else {
 		rr_plan_classify(&in, resolvable);
 		rc = resolve(f, o, resolvable, err);
-		if (rc == RR_E_NETWORK && o->offline_fallback && o->offline) {
+		if (rc == RR_E_NETWORK && o->offline_fallback &&
+		    (o->offline || f->config.offline.value)) {
 			/* asked to stay offline (a hook's args, a fresh clone's empty cache): as
 			 * with no network, never a failed check for want of one */
 			rr_resolution_release(&f->res);

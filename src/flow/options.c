@@ -11,6 +11,8 @@
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/util.h"
 
+/* the table, laid out by hand: one option a line */
+/* clang-format off */
 #define FLAG(w, a, f, res, rep)                                                                    \
 	{w, a, RR_RUNOPT_FLAG, offsetof(struct rr_flow_opts, f), 0, res, rep}
 #define VALUE(w, a, f, res, rep)                                                                   \
@@ -47,6 +49,7 @@ static const struct rr_run_option table[] = {
 	{"--timeout", NULL, RR_RUNOPT_SECONDS, offsetof(struct rr_flow_opts, timeout_ms), 0,
 	 false, RR_REPLAY_NONE},
 };
+/* clang-format on */
 
 const struct rr_run_option *rr_run_options(size_t *n)
 {

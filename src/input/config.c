@@ -607,6 +607,10 @@ rr_err rr_config_load(enum rr_installer inst, const struct rr_config_env *env,
 	rr_err rc;
 
 	rc = inst == RR_INSTALLER_PIP ? pip_load(env, &c, err) : uv_load(env, &c, err);
+	/* UV_OFFLINE is rocm-resolve's own --offline too, whichever installer the plan is for
+	 * (the one place it is read) */
+	if (!rc && !c.offline.value && uv_env_bool(env, "UV_OFFLINE") == 1)
+		set_value(&c.offline, "true", rr_xstrdup("UV_OFFLINE"));
 	if (rc) {
 		rr_config_release(&c);
 		return rc;
