@@ -77,6 +77,15 @@ bool rr_specset_contains(const struct rr_specset *set, const struct rr_version *
  * ~=X); <, <=, != and === are ignored: how uv reads Requires-Python
  */
 bool rr_specset_contains_lower(const struct rr_specset *set, const struct rr_version *v);
+/*
+ * Requires-Python, the one rule every reader of it follows: does text admit the
+ * interpreter version python? As the spec and pip read it, or (lower_only) as uv does,
+ * upper bounds ignored. NULL admits everything; a text that does not parse admits
+ * nothing (pip skips such files): RR_PYTHON_INVALID
+ */
+enum rr_python_verdict { RR_PYTHON_ADMITS, RR_PYTHON_EXCLUDES, RR_PYTHON_INVALID };
+enum rr_python_verdict rr_requires_python(const char *text, const struct rr_version *python,
+					  bool lower_only);
 /* true when any specifier names a pre-release explicitly (SpecifierSet.prereleases) */
 bool rr_specset_mentions_prerelease(const struct rr_specset *set);
 /* normalised text: items in input order joined with ",", as written */

@@ -195,7 +195,6 @@ static bool applies(const struct ctx *c, const struct rr_requirement *r, const s
  */
 static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, bool lower_only)
 {
-	struct rr_specset sp = RR_SPECSET_INIT;
 	struct rr_version v;
 	void **slot;
 	uintptr_t bits = 1 | 2 | 4;
@@ -206,11 +205,15 @@ static bool python_admits(const struct ctx *c, const struct rr_candidate *cand, 
 	slot = rr_strmap_find(c->pymemo, cand->requires_python, true);
 	if (!*slot) {
 		if (!rr_version_parse(c->env.vars[RR_MVAR_PYTHON_FULL_VERSION], &v, NULL)) {
-			if (!rr_specset_parse(cand->requires_python, &sp, NULL))
-				bits = 1 |
-				       (rr_specset_contains(&sp, &v, RR_PRE_POLICY_ALLOW) ? 2 : 0) |
-				       (rr_specset_contains_lower(&sp, &v) ? 4 : 0);
-			rr_specset_release(&sp);
+			bits = 1 |
+			       (rr_requires_python(cand->requires_python, &v, false) ==
+					RR_PYTHON_ADMITS
+				    ? 2
+				    : 0) |
+			       (rr_requires_python(cand->requires_python, &v, true) ==
+					RR_PYTHON_ADMITS
+				    ? 4
+				    : 0);
 			rr_version_release(&v);
 		}
 		*slot = (void *)bits;

@@ -568,16 +568,8 @@ static int want_add(struct rr_index_provider *ip, const struct rr_requirement *r
 static bool python_admits(const struct rr_index_provider *ip, const struct rr_candidate *c,
 			  bool lower)
 {
-	struct rr_specset ss = RR_SPECSET_INIT;
-	bool ok = true;
-
-	if (!ip->have_pyver || !c->requires_python)
-		return true;
-	if (rr_specset_parse(c->requires_python, &ss, NULL) == RR_OK)
-		ok = lower ? rr_specset_contains_lower(&ss, &ip->pyver)
-			   : rr_specset_contains(&ss, &ip->pyver, RR_PRE_POLICY_ALLOW);
-	rr_specset_release(&ss);
-	return ok;
+	return !ip->have_pyver ||
+	       rr_requires_python(c->requires_python, &ip->pyver, lower) == RR_PYTHON_ADMITS;
 }
 
 static bool python_ok(const struct rr_index_provider *ip, const struct rr_candidate *c)

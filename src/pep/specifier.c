@@ -647,3 +647,21 @@ bool rr_specset_contains(const struct rr_specset *set, const struct rr_version *
 			return false;
 	return true;
 }
+
+enum rr_python_verdict rr_requires_python(const char *text, const struct rr_version *python,
+					  bool lower_only)
+{
+	struct rr_specset set = RR_SPECSET_INIT;
+	bool ok;
+
+	if (!text)
+		return RR_PYTHON_ADMITS;
+	if (rr_specset_parse(text, &set, NULL)) {
+		rr_specset_release(&set);
+		return RR_PYTHON_INVALID;
+	}
+	ok = lower_only ? rr_specset_contains_lower(&set, python)
+			: rr_specset_contains(&set, python, RR_PRE_POLICY_ALLOW);
+	rr_specset_release(&set);
+	return ok ? RR_PYTHON_ADMITS : RR_PYTHON_EXCLUDES;
+}

@@ -146,13 +146,15 @@ static rr_err add_static_facts(struct rs *r, uint32_t id, rr_error *err)
 		bool *done = rr_xcalloc(p->n + 1, sizeof(*done));
 		for (size_t i = 0; i < p->n; i++) {
 			const char *rp = p->cands[i]->requires_python;
-			struct rr_specset set = RR_SPECSET_INIT;
+			enum rr_python_verdict verdict;
 			uint64_t *bad;
 			bool any = false;
 			if (!rp || done[i])
 				continue;
 			bad = pg_set_new(r->pg, id);
-			if (rr_specset_parse(rp, &set, NULL)) {
+			verdict = rr_requires_python(rp, &r->python,
+						     rq->flags & RR_RESOLVE_PYTHON_LOWER);
+			if (verdict == RR_PYTHON_INVALID) {
 				/* pip skips files whose Requires-Python does not parse */
 				for (size_t k = i; k < p->n; k++) {
 					if (!rr_str_eq(p->cands[k]->requires_python, rp))
@@ -169,16 +171,11 @@ static rr_err add_static_facts(struct rs *r, uint32_t id, rr_error *err)
 				if (!rr_str_eq(p->cands[k]->requires_python, rp))
 					continue;
 				done[k] = true;
-				if (!p->cands[k]->installed &&
-				    !((rq->flags & RR_RESOLVE_PYTHON_LOWER)
-					      ? rr_specset_contains_lower(&set, &r->python)
-					      : rr_specset_contains(&set, &r->python,
-								    RR_PRE_POLICY_ALLOW))) {
+				if (!p->cands[k]->installed && verdict == RR_PYTHON_EXCLUDES) {
 					pg_set_add(bad, (uint32_t)k);
 					any = true;
 				}
 			}
-			rr_specset_release(&set);
 			if (any) {
 				RR_AUTOFREE char *why = rr_xasprintf(
 					"requires Python %s (the target has %s)", rp,

@@ -222,16 +222,43 @@ static void test_arbitrary_nul(void **state)
 	rr_version_release(&v);
 }
 
+/*
+ * Requires-Python, the one rule (issue 30): the solver forbade a release whose text does
+ * not parse while the crawl took it as admitting the venv; both now ask this function
+ */
+static void test_requires_python(void **state)
+{
+	struct rr_version py;
+	/* invalid for packaging too (SpecifierSet raises) */
+	static const char *const invalid[] = {"=>3.8", ">= 3.8.*.*", "~=3", ">=3.6, <4; os_name",
+					      ">=3.x"};
+
+	(void)state;
+	assert_int_equal(rr_version_parse("3.12.3", &py, NULL), RR_OK);
+	assert_int_equal(rr_requires_python(NULL, &py, false), RR_PYTHON_ADMITS);
+	assert_int_equal(rr_requires_python(">=3.9", &py, false), RR_PYTHON_ADMITS);
+	assert_int_equal(rr_requires_python(">=3.13", &py, false), RR_PYTHON_EXCLUDES);
+	/* an upper bound: pip honours it, uv reads only the lower bounds */
+	assert_int_equal(rr_requires_python(">=3.8,<3.12", &py, false), RR_PYTHON_EXCLUDES);
+	assert_int_equal(rr_requires_python(">=3.8,<3.12", &py, true), RR_PYTHON_ADMITS);
+	assert_int_equal(rr_requires_python("~=3.10", &py, true), RR_PYTHON_ADMITS);
+	assert_int_equal(rr_requires_python("==3.11.*", &py, true), RR_PYTHON_ADMITS);
+	assert_int_equal(rr_requires_python(">3.12.3", &py, true), RR_PYTHON_EXCLUDES);
+	/* a text that does not parse admits nothing, for either reading */
+	for (size_t i = 0; i < sizeof(invalid) / sizeof(*invalid); i++) {
+		assert_int_equal(rr_requires_python(invalid[i], &py, false), RR_PYTHON_INVALID);
+		assert_int_equal(rr_requires_python(invalid[i], &py, true), RR_PYTHON_INVALID);
+	}
+	rr_version_release(&py);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rocm_locals),
-		cmocka_unit_test(test_ordered_ops),
-		cmocka_unit_test(test_prefix_and_compat),
-		cmocka_unit_test(test_pre_policy),
-		cmocka_unit_test(test_invalid),
-		cmocka_unit_test(test_format_exact),
-		cmocka_unit_test(test_arbitrary_nul),
+	    cmocka_unit_test(test_rocm_locals),       cmocka_unit_test(test_ordered_ops),
+	    cmocka_unit_test(test_prefix_and_compat), cmocka_unit_test(test_pre_policy),
+	    cmocka_unit_test(test_invalid),           cmocka_unit_test(test_format_exact),
+	    cmocka_unit_test(test_arbitrary_nul),     cmocka_unit_test(test_requires_python),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
