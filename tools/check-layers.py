@@ -32,7 +32,7 @@ LAYERS = [
 # public header -> the folder that owns it
 OWNER = {
     "error": "base", "file": "base", "sha256": "base", "strbuf": "base", "strv": "base", "strmap": "base",
-    "util": "base", "url": "base", "json": "base",
+    "util": "base", "url": "base", "json": "base", "parallel": "base",
     "marker": "pep", "metadata": "pep", "name": "pep", "requirement": "pep",
     "specifier": "pep", "tags": "pep", "version": "pep", "record": "pep", "modules": "pep",
     "reqfile": "input", "lockfile": "input", "config": "input", "tomledit": "input",

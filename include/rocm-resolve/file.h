@@ -50,6 +50,8 @@ rr_err rr_file_read(int dirfd, const char *path, size_t max, unsigned flags, con
 
 /* len bytes to fd at its offset, through EINTR and short writes; RR_E_IO with errno set
  * (EIO for a write that wrote nothing) */
+/* mkdir -p: path and every missing parent, each with mode; 0, or -1 with errno set */
+int rr_mkdir_p(const char *path, mode_t mode);
 rr_err rr_file_write_all(int fd, const void *data, size_t len) RR_WUR;
 
 /*

@@ -63,8 +63,8 @@ struct rr_flow_opts {
 	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda
 			      * (none found with $PRE_COMMIT set: the error says to name it in
 			      * the hook's args) */
-	const char *stack_file; /* --stack: a snapshot written by `inspect --format json` */
-	bool needs_live_env;	/* verify, install: a snapshot will not do */
+	const char *stack_file; /* --stack: a stack file written by `inspect --format json` */
+	bool needs_live_env;    /* verify, install: a stack file will not do */
 	const char *sysroot; /* prefix for absolute system paths (tests) */
 	const char *const *policies;
 	size_t npolicies;
@@ -210,11 +210,10 @@ char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const
 char *rr_flow_state_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
 
 /*
- * what a flow holds, borrowed until rr_flow_free (the plan until it is taken): the policy,
- * the inputs flattened, the environment and its stack (steps 1-3), the plan (step 6; NULL
+ * what a flow holds, borrowed until rr_flow_free (the plan until it is taken): the inputs
+ * flattened, the environment and its stack (steps 1-3), the plan (step 6; NULL
  * before or when it failed), the warnings of every step in order
  */
-const struct rr_policy *rr_flow_policy(const struct rr_flow *f);
 const struct rr_reqset *rr_flow_reqs(const struct rr_flow *f);
 const struct rr_venv *rr_flow_venv(const struct rr_flow *f);
 const struct rr_stack *rr_flow_stack(const struct rr_flow *f);

@@ -63,8 +63,6 @@ enum rr_lock_format { RR_LOCK_NONE, RR_LOCK_UV, RR_LOCK_PYLOCK };
 enum rr_lock_source { RR_LOCK_SOURCE_LIST(RR_LOCK_SOURCE_ENUM_) RR_LSRC__MAX };
 #undef RR_LOCK_SOURCE_ENUM_
 
-const char *rr_lock_source_to_string(enum rr_lock_source s);
-
 /* an edge of uv.lock's graph: { name, version?, source?, marker?, extra? } */
 struct rr_lock_dep {
 	char *key;	   /* PEP 503-normalised name */

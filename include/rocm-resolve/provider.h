@@ -116,8 +116,6 @@ void rr_provider_mem_set_sdist(struct rr_provider_mem *m, size_t h);
 void rr_provider_mem_set_deps_unknown(struct rr_provider_mem *m, size_t h);
 size_t rr_provider_mem_nrequires(struct rr_provider_mem *m, size_t h);
 void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret);
-/* how many times the resolver asked for candidates / dependencies */
-size_t rr_provider_mem_calls(const struct rr_provider_mem *m);
 
 /*
  * A recorder wraps another provider and remembers every answer it gave, so a

@@ -67,6 +67,8 @@ bool rr_str_endswith(const char *s, const char *suffix);
 /* ASCII-only case-insensitive compare (locale-independent) */
 int rr_str_casecmp(const char *a, const char *b);
 bool rr_str_eq(const char *a, const char *b); /* NULL-safe equality */
+/* the value of a hex digit (either case), -1 when c is none */
+int rr_hex_digit(int c);
 /*
  * drop the later duplicates from v[0..n) (malloc'd strings; duplicates are freed), keeping
  * the first of each in order; eq == NULL compares bytes, else eq(a, b) with hash(s) equal

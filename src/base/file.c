@@ -140,6 +140,21 @@ static void random_tag(char out[17])
 	out[16] = '\0';
 }
 
+int rr_mkdir_p(const char *path, mode_t mode)
+{
+	RR_AUTOFREE char *p = rr_xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
+}
+
 rr_err rr_file_write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

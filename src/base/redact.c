@@ -119,22 +119,12 @@ char *rr_strip_credentials(const char *text, bool *removed)
 	return rewrite_userinfo(text, STRIP, removed);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void add_decoded(struct rr_strbuf *sb, const char *s, const char *end)
 {
 	for (; s < end; s++) {
 		int hi, lo;
-		if (*s == '%' && end - s > 2 && (hi = hexval(s[1])) >= 0 && (lo = hexval(s[2])) >= 0) {
+		if (*s == '%' && end - s > 2 && (hi = rr_hex_digit(s[1])) >= 0 &&
+		    (lo = rr_hex_digit(s[2])) >= 0) {
 			rr_strbuf_addch(sb, (char)(hi * 16 + lo));
 			s += 2;
 		} else {

@@ -195,3 +195,14 @@ size_t rr_strv_dedupe(char **v, size_t n, bool (*eq)(const char *, const char *)
 	free(slots);
 	return out;
 }
+
+int rr_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -310,11 +310,6 @@ static void print_command_help(FILE *f, const struct rr_cli_command *c)
 	      f);
 }
 
-void rr_cli_usage(FILE *f)
-{
-	print_overview(f);
-}
-
 static const struct rr_cli_command *find_command(const char *name)
 {
 	for (size_t i = 0; i < RR_ARRAY_LEN(commands); i++)

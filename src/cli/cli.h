@@ -84,7 +84,6 @@ enum { RR_CLI_GO_ON = -1 };
 /* RR_CLI_GO_ON (cli->cmd set), else the exit status (0 after --help, --version) */
 int rr_cli_parse(struct rr_cli *cli, int argc, char **argv);
 void rr_cli_release(struct rr_cli *cli);
-void rr_cli_usage(FILE *f);
 
 /* print "rocm-resolve: error: file:line:col: message" plus the offending text and a caret */
 void rr_cli_print_error(const rr_error *err);

@@ -8,8 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +18,7 @@
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/metadata.h"
 #include "rocm-resolve/modules.h"
+#include "rocm-resolve/parallel.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/strbuf.h"
 
@@ -200,42 +199,25 @@ static int hash_file(const char *path, char b64[44])
 struct hash_pool {
 	const struct dist *d;
 	unsigned char *result; /* H_* per entry */
-	atomic_size_t next;
 };
 
-static void *hash_worker(void *arg)
+static void hash_one(void *ctx, size_t i)
 {
-	struct hash_pool *pool = arg;
-	size_t i;
+	struct hash_pool *pool = ctx;
+	const struct rec_entry *ent = &pool->d->ents[i];
 	char b64[44];
 
-	while ((i = atomic_fetch_add(&pool->next, 1)) < pool->d->nents) {
-		const struct rec_entry *ent = &pool->d->ents[i];
-		if (!rr_str_startswith(ent->hash, "sha256="))
-			pool->result[i] = H_SKIP;
-		else if ((pool->result[i] = (unsigned char)hash_file(ent->path, b64)) == H_OK)
-			pool->result[i] = strcmp(ent->hash + 7, b64) ? H_DIFFERS : H_OK;
-	}
-	return NULL;
+	if (!rr_str_startswith(ent->hash, "sha256="))
+		pool->result[i] = H_SKIP;
+	else if ((pool->result[i] = (unsigned char)hash_file(ent->path, b64)) == H_OK)
+		pool->result[i] = strcmp(ent->hash + 7, b64) ? H_DIFFERS : H_OK;
 }
 
 static unsigned char *hash_all(const struct dist *d)
 {
 	struct hash_pool pool = {.d = d, .result = rr_xcalloc(d->nents + 1, 1)};
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
-	pthread_t tids[16];
-	size_t started = 0;
 
-	atomic_init(&pool.next, 0);
-	if (nthreads > d->nents)
-		nthreads = d->nents ? d->nents : 1;
-	for (size_t t = 1; t < nthreads; t++)
-		if (!pthread_create(&tids[started], NULL, hash_worker, &pool))
-			started++;
-	hash_worker(&pool); /* this thread works too; enough even when no thread starts */
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	rr_parallel_for(d->nents, 1, hash_one, &pool);
 	return pool.result;
 }
 

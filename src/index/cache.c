@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/util.h"
 
@@ -228,23 +229,6 @@ rr_err rr_cache_load(const char *dir, const char *klass, const char *url, struct
 	return RR_OK;
 }
 
-static int mkdir_p(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	if (mkdir(path, 0755) != 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 rr_err rr_cache_store(const char *dir, const char *klass, const struct rr_cache_entry *e,
 		      rr_error *err)
 {
@@ -284,7 +268,7 @@ rr_err rr_cache_store_keyed(const char *dir, const char *klass, const char *key_
 		/* the first entry of its directory: make it (the common case costs nothing) */
 		slash = strrchr(path, '/');
 		*slash = '\0';
-		if (mkdir_p(path) != 0)
+		if (rr_mkdir_p(path, 0755) != 0)
 			return rr_fail(err, RR_E_IO, "cannot create cache directory '%s': %s",
 				       path, strerror(errno));
 		*slash = '/';

@@ -828,11 +828,6 @@ void rr_fetch_wakeup(struct rr_fetcher *f)
 	rr_curl.multi_wakeup(f->multi);
 }
 
-size_t rr_fetch_pending(const struct rr_fetcher *f)
-{
-	return f->nlive;
-}
-
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n)
 {
 	size_t left = n;
@@ -898,17 +893,6 @@ char *rr_url_realm(const char *url)
 	return ret;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 size_t rr_url_segment(const char *url, size_t *start)
 {
 	size_t end = strcspn(url, "?#");
@@ -928,8 +912,8 @@ char *rr_url_basename(const char *url)
 	ret = w = rr_xmalloc(end - start + 1);
 	for (size_t i = start; i < end; i++) {
 		int hi, lo;
-		if (url[i] == '%' && i + 2 < end &&
-		    (hi = hexval(url[i + 1])) >= 0 && (lo = hexval(url[i + 2])) >= 0) {
+		if (url[i] == '%' && i + 2 < end && (hi = rr_hex_digit(url[i + 1])) >= 0 &&
+		    (lo = rr_hex_digit(url[i + 2])) >= 0) {
 			*w++ = (char)(hi * 16 + lo);
 			i += 2;
 		} else {

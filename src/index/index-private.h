@@ -118,8 +118,6 @@ bool rr_fetch_step(struct rr_fetcher *f, int wait_ms);
 void rr_fetch_prioritize(struct rr_fetcher *f, struct rr_fetch *r, int priority);
 /* makes a waiting rr_fetch_step return now; safe from any thread */
 void rr_fetch_wakeup(struct rr_fetcher *f);
-/* requests submitted and not finished */
-size_t rr_fetch_pending(const struct rr_fetcher *f);
 /* submits all and steps until all are finished; each gets its own rc/err */
 void rr_fetch_run(struct rr_fetcher *f, struct rr_fetch *reqs, size_t n);
 void rr_fetch_release(struct rr_fetch *r);

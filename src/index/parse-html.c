@@ -52,10 +52,9 @@ static void html_unescape(const char *s, size_t n, struct rr_strbuf *out)
 				bool ok = j < k;
 				for (; j < k && ok; j++) {
 					char c = e[j];
-					int d = c >= '0' && c <= '9'   ? c - '0'
-						: hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
-						: hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
-									      : -1;
+					int d = hex                    ? rr_hex_digit(c)
+						: c >= '0' && c <= '9' ? c - '0'
+								       : -1;
 					if (d < 0 || cp > 0x10FFFF)
 						ok = false;
 					else

@@ -210,24 +210,13 @@ static void jws(struct jscan *s)
 		s->p++;
 }
 
-static int jhex(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool j4hex(struct jscan *s, unsigned *v)
 {
 	*v = 0;
 	if (s->end - s->p < 4)
 		return false;
 	for (int i = 0; i < 4; i++) {
-		int d = jhex(s->p[i]);
+		int d = rr_hex_digit(s->p[i]);
 		if (d < 0)
 			return false;
 		*v = *v * 16 + (unsigned)d;

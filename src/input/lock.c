@@ -21,15 +21,6 @@
 #include "rocm-resolve/strv.h"
 #include "rocm-resolve/version.h"
 
-#define RR_LOCK_SOURCE_STR_(sym, str) str,
-static const char *const source_names[] = {RR_LOCK_SOURCE_LIST(RR_LOCK_SOURCE_STR_)};
-#undef RR_LOCK_SOURCE_STR_
-
-const char *rr_lock_source_to_string(enum rr_lock_source s)
-{
-	return (unsigned)s < RR_ARRAY_LEN(source_names) ? source_names[s] : "unknown";
-}
-
 enum rr_lock_format rr_lock_format_of(const char *path)
 {
 	const char *base = strrchr(path, '/');

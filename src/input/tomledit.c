@@ -157,9 +157,7 @@ static size_t scan_string(const struct doc *d, size_t i, struct rr_strbuf *out)
 			case 'U':
 				for (k = 0; k < (e == 'u' ? 4u : 8u) && j < d->n; k++, j++) {
 					char h = d->s[j];
-					cp = cp * 16 + (uint32_t)(h >= '0' && h <= '9' ? h - '0'
-								  : h >= 'a' && h <= 'f' ? h - 'a' + 10
-											 : h - 'A' + 10);
+					cp = cp * 16 + (uint32_t)rr_hex_digit(h);
 				}
 				break;
 			default:

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/install.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/stack.h"
@@ -122,17 +123,13 @@ static bool has_manifest(const char *dir)
 /* mkdir -p for the store's parents (private: the store may hold a user's only copies) */
 static int make_dirs(const char *path)
 {
-	RR_AUTOFREE char *p = rr_xstrdup(path);
+	RR_AUTOFREE char *parent = rr_xstrdup(path);
+	char *slash = strrchr(parent, '/');
 
-	for (char *c = p + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST)
-			return -1;
-		*c = '/';
-	}
-	return 0;
+	if (!slash || slash == parent)
+		return 0;
+	*slash = '\0';
+	return rr_mkdir_p(parent, 0700);
 }
 
 /*

@@ -8,8 +8,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +23,7 @@
 #include "rocm-resolve/sha256.h"
 #include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/parallel.h"
 #include "rocm-resolve/util.h"
 
 #include "manifest.h"
@@ -99,21 +98,6 @@ static void random_name(char out[17])
 		out[2 * i + 1] = hex[b[i] & 15];
 	}
 	out[16] = '\0';
-}
-
-static int mkdir_p(const char *path, mode_t mode)
-{
-	RR_AUTOFREE char *p = rr_xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
 }
 
 /* copy src to a new file dst (O_EXCL|O_NOFOLLOW); removes dst on failure */
@@ -361,7 +345,7 @@ rr_err rr_store_lock(const char *dir, bool create, int *ret_fd, rr_error *err)
 	int fd;
 
 	*ret_fd = -1;
-	if (create && mkdir_p(dir, 0700))
+	if (create && rr_mkdir_p(dir, 0700))
 		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", dir, strerror(errno));
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == ENOENT && !create)
@@ -818,7 +802,7 @@ rr_err rr_store_take(const char *dir, const struct rr_store_spec *spec,
 
 	if (!spec->venv_root || spec->venv_root[0] != '/')
 		return rr_fail(err, RR_E_USAGE, "snapshot: the venv root must be absolute");
-	if (mkdir_p(objdir, 0700))
+	if (rr_mkdir_p(objdir, 0700))
 		return rr_fail(err, RR_E_IO, "cannot create '%s': %s", objdir, strerror(errno));
 	lock = lock_store(dir, err);
 	if (lock < 0)
@@ -973,40 +957,24 @@ struct state_pool {
 	const struct rr_store *s;
 	bool full;
 	unsigned char *state, *hashed;
-	atomic_size_t next;
 };
 
-static void *state_worker(void *arg)
+static void state_one(void *ctx, size_t i)
 {
-	struct state_pool *p = arg;
-	size_t i;
+	struct state_pool *p = ctx;
+	bool hashed = false;
 
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->s->nfiles) {
-		bool hashed = false;
-		p->state[i] = (unsigned char)file_state(&p->s->files[i], p->full, &hashed);
-		p->hashed[i] = hashed;
-	}
-	return NULL;
+	p->state[i] = (unsigned char)file_state(&p->s->files[i], p->full, &hashed);
+	p->hashed[i] = hashed;
 }
 
 static void all_states(const struct rr_store *s, bool full, unsigned char *state,
 		       unsigned char *hashed)
 {
 	struct state_pool pool = {.s = s, .full = full, .state = state, .hashed = hashed};
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (size_t)ncpu;
-	pthread_t tids[16];
-	size_t started = 0;
 
-	atomic_init(&pool.next, 0);
-	if (nthreads > s->nfiles / 64 + 1)
-		nthreads = s->nfiles / 64 + 1; /* a few files: not worth a thread */
-	for (size_t t = 1; t < nthreads; t++)
-		if (!pthread_create(&tids[started], NULL, state_worker, &pool))
-			started++;
-	state_worker(&pool); /* this thread works too; enough even when no thread starts */
-	for (size_t t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
+	/* a few files: not worth a thread */
+	rr_parallel_for(s->nfiles, 64, state_one, &pool);
 }
 
 struct intruder {

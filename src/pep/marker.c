@@ -789,16 +789,6 @@ static void add_utf8(struct rr_strbuf *sb, uint32_t cp)
 	}
 }
 
-static int hexval(char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	c = lower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* s[a..b) is the text between the quotes; the opening quote is at a - 1 */
 static rr_err unquote(const char *s, size_t a, size_t b, struct rr_strbuf *out, rr_error *err)
 {
@@ -846,7 +836,7 @@ static rr_err unquote(const char *s, size_t a, size_t b, struct rr_strbuf *out, 
 			size_t k = c == 'x' ? 2 : c == 'u' ? 4 : 8;
 			uint32_t cp = 0;
 			for (size_t j = 0; j < k; j++) {
-				int h = i + 1 + j < b ? hexval(s[i + 1 + j]) : -1;
+				int h = i + 1 + j < b ? rr_hex_digit(s[i + 1 + j]) : -1;
 				if (h < 0)
 					return rr_lex_fail(err, i - 1, "truncated \\%c escape in string", c);
 				cp = cp * 16 + (uint32_t)h;

@@ -672,27 +672,12 @@ static void add_pins(struct builder *b)
  * the file itself; otherwise the kept entries are written to a content-addressed
  * file in scratch_dir (atomically) and the plan refers to that copy
  */
-static int mkdir_p(const char *dir)
-{
-	RR_AUTOFREE char *p = rr_xstrdup(dir);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, 0700) && errno != EEXIST ? -1 : 0;
-}
-
 static rr_err write_atomically(const char *dir, const char *name, const char *data, size_t len,
 			       char **ret_path, rr_error *err)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, name);
 
-	if (mkdir_p(dir))
+	if (rr_mkdir_p(dir, 0700))
 		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", dir, strerror(errno));
 	/* a random temporary name, O_EXCL|O_NOFOLLOW: a shared cache can hold planted symlinks */
 	if (rr_file_write_atomic(path, data, len, 0600, err)) {

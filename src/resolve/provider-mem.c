@@ -35,7 +35,6 @@ struct rr_provider_mem {
 	size_t nh;
 	size_t caph;
 	size_t caph2;
-	size_t calls;
 };
 
 struct rr_provider_mem *rr_provider_mem_new(void)
@@ -188,7 +187,6 @@ static rr_err mem_candidates(void *ctx, const char *key, const struct rr_candida
 	struct rr_provider_mem *m = ctx;
 	struct mem_project *p = find(m, key);
 
-	m->calls++;
 	if (!p)
 		return rr_fail(err, RR_E_NOTFOUND, "no project '%s' in the index", key);
 	*ret = p->cands;
@@ -203,7 +201,6 @@ static rr_err mem_dependencies(void *ctx, const char *key, const struct rr_candi
 	struct mem_project *p = find(m, key);
 	struct mem_rel *rel;
 
-	m->calls++;
 	if (!p || c < p->cands || c >= p->cands + p->n)
 		return rr_fail(err, RR_E_INTERNAL, "candidate of '%s' not from this provider", key);
 	if (p->rels[c - p->cands].deps_unknown) {
@@ -235,9 +232,4 @@ void rr_provider_mem_get(struct rr_provider_mem *m, struct rr_provider *ret)
 	ret->ctx = m;
 	ret->candidates = mem_candidates;
 	ret->dependencies = mem_dependencies;
-}
-
-size_t rr_provider_mem_calls(const struct rr_provider_mem *m)
-{
-	return m->calls;
 }

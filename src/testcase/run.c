@@ -73,7 +73,7 @@ struct scenario {
 	size_t world_forbid;
 	size_t world_clash;
 	bool seen_require;
-	char *stack;	/* pipeline mode: the stack snapshot the flow runs on */
+	char *stack;    /* pipeline mode: the stack file the flow runs on */
 	char *tmpdir;	/* pipeline mode: inputs and the cache live here */
 	struct question q;
 	int nq;
@@ -870,7 +870,8 @@ void rr_testcase_run(const char *path, unsigned flags, struct rr_testcase_report
 		} else if (!strcmp(cmd, "stack")) {
 			char *src = next_word(&p);
 			if (!src) {
-				rc = rr_fail(&err, RR_E_PARSE, "stack: expected a snapshot path");
+				rc = rr_fail(&err, RR_E_PARSE,
+					     "stack: expected the path of a stack file");
 				break;
 			}
 			free(sc.stack);
