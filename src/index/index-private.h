@@ -17,7 +17,8 @@
  *   dist.c           the only file that uses libarchive (bound lazily, dl-archive.c):
  *                    METADATA / PKG-INFO out of dists
  *   client.c ...     the client itself, in rooms listed in client-private.h
- *   index-provider.c the resolver's provider over the client (index-provider.h)
+ *   index-provider.c the resolver's provider over the client (index-provider.h), and
+ *   crawl.c          the crawl that runs ahead of it (both in provider-private.h)
  */
 #ifndef RR_INDEX_PRIVATE_H
 #define RR_INDEX_PRIVATE_H
