@@ -68,6 +68,11 @@ void rr_error_set_origin(rr_error *err, const char *path, unsigned line, unsigne
 			 const char *text);
 /* prepend context to the message: "while reading 'x': " */
 void rr_error_prefix(rr_error *err, const char *fmt, ...) RR_PRINTF(2, 3);
+/*
+ * s (n bytes) under the rule of rr_text_unsafe: RR_OK, or RR_E_PARSE "<field> holds
+ * U+000A (a line break): ..." without an origin (the caller gives it the value's place)
+ */
+rr_err rr_text_check(const char *s, size_t n, bool token, const char *field, rr_error *err) RR_WUR;
 /* "path:line:col: message" (origin parts only when known) */
 void rr_error_format(const rr_error *err, struct rr_strbuf *out);
 void rr_error_release(rr_error *err);

@@ -257,6 +257,14 @@ void rr_plan_format_pylock(const struct rr_plan *p, struct rr_strbuf *out);
  * stack too */
 bool rr_plan_breaks_stack(const struct rr_plan *p);
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out);
+/*
+ * the second wall behind the readers' own (rr_text_check): RR_E_INTERNAL when any text
+ * the writers put into a plan line as it is (a requirement, an option, an index URL, a
+ * name, a version, a path of the header) holds a character that ends a line for pip
+ * (str.splitlines) or uv, or an index URL a blank; rr_plan_build ends with it, so no
+ * such plan is ever built
+ */
+rr_err rr_plan_check_lines(const struct rr_plan *p, rr_error *err) RR_WUR;
 void rr_plan_format_json(const struct rr_plan *p, struct rr_strbuf *out);
 /*
  * the names that must never be installed next to the stack, one a line, each

@@ -76,6 +76,16 @@ int rr_hex_digit(int c);
  */
 size_t rr_strv_dedupe(char **v, size_t n, bool (*eq)(const char *, const char *),
 		      uint64_t (*hash)(const char *));
+/*
+ * the one rule for text read from structured inputs (TOML, JSON) that becomes part of a
+ * plan line, an option or a file name: the offset of its first character that could end
+ * a line there or is no text - a C0 control character (NUL and tab among them), DEL, a C1
+ * control character (U+0085 among them), U+2028, U+2029, and a space when token (a URL
+ * that is an option's value) - with that character's code point in *cp (may be NULL);
+ * SIZE_MAX when there is none. pip splits requirement files with str.splitlines(): VT,
+ * FF, \x1c-\x1e, U+0085 and U+2028/9 end a line as LF and CR do.
+ */
+size_t rr_text_unsafe(const char *s, size_t n, bool token, uint32_t *cp);
 /* parse a decimal unsigned integer occupying all of [s, s+len); false on overflow/garbage */
 bool rr_parse_u64(const char *s, size_t len, uint64_t *ret);
 

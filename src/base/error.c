@@ -130,3 +130,25 @@ rr_err rr_error_move(rr_error *dst, rr_error *src)
 	*src = (rr_error)RR_ERROR_INIT;
 	return code;
 }
+
+rr_err rr_text_check(const char *s, size_t n, bool token, const char *field, rr_error *err)
+{
+	uint32_t cp = 0;
+	const char *kind;
+
+	if (rr_text_unsafe(s, n, token, &cp) == SIZE_MAX)
+		return RR_OK;
+	if (cp == '\n' || cp == '\r' || cp == 0x0b || cp == 0x0c || (cp >= 0x1c && cp <= 0x1e) ||
+	    cp == 0x85 || cp == 0x2028 || cp == 0x2029)
+		kind = "a line break";
+	else if (cp == ' ')
+		kind = "a space";
+	else if (cp == 0)
+		kind = "NUL";
+	else
+		kind = "a control character";
+	return rr_fail(err, RR_E_PARSE,
+		       "%s holds U+%04X (%s): refused, a value that goes into a plan line cannot "
+		       "hold it",
+		       field, (unsigned)cp, kind);
+}

@@ -206,3 +206,27 @@ int rr_hex_digit(int c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+size_t rr_text_unsafe(const char *s, size_t n, bool token, uint32_t *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = p[i];
+		if (c < 0x20 || c == 0x7f || (token && c == ' ')) {
+			/* C0, DEL; a space where one token is wanted */
+		} else if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+			c = p[i + 1]; /* C1: U+0080..U+009F, NEL among them */
+		} else if (c == 0xe2 && i + 2 < n && p[i + 1] == 0x80 &&
+			   (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
+			/* U+2028 LINE, U+2029 PARAGRAPH SEPARATOR */
+			c = 0x2000 + (p[i + 2] - 0x80);
+		} else {
+			continue;
+		}
+		if (cp)
+			*cp = c;
+		return i;
+	}
+	return SIZE_MAX;
+}

@@ -49,9 +49,10 @@ char *dup(std::string_view s)
 	return rr_xstrndup(s.data(), s.size());
 }
 
-/* a string value of t[key], or nullptr when absent; a value of another type fails */
+/* a string value of t[key], or nullptr when absent; a value of another type fails, and
+ * so does one that could end a plan line (one that must be a single token: token) */
 rr_err opt_string(const ctx &c, const toml::table &t, const char *key, const std::string &what,
-		  const toml::value<std::string> **ret, rr_error *err)
+		  const toml::value<std::string> **ret, rr_error *err, bool token = false)
 {
 	const toml::node *n = t.get(key);
 	*ret = nullptr;
@@ -60,7 +61,7 @@ rr_err opt_string(const ctx &c, const toml::table &t, const char *key, const std
 	if (!n->is_string())
 		return c.src.fail(RR_E_PARSE, *n, err, what + " '" + key + "' must be a string");
 	*ret = n->as_string();
-	return RR_OK;
+	return c.src.check_text(*n, std::string("'") + key + "' of " + what, err, token);
 }
 
 rr_err req_string(const ctx &c, const toml::table &t, const toml::node &where, const char *key,
@@ -96,6 +97,8 @@ rr_err string_list(const ctx &c, const toml::node &n, const std::string &what, b
 	for (const toml::node &e : *a) {
 		if (!e.is_string())
 			return c.src.fail(RR_E_PARSE, e, err, what + " must be an array of strings");
+		if (rr_err rc = c.src.check_text(e, "an entry of " + what, err))
+			return rc;
 		const std::string &s = e.as_string()->get();
 		*ret = (char **)rr_xrealloc(*ret, (*nret + 1) * sizeof(char *));
 		(*ret)[(*nret)++] = norm ? norm_dup(s) : dup(s);
@@ -143,6 +146,8 @@ rr_err uv_source(const ctx &c, const toml::node &n, rr_lock_source *kind, char *
 	if (!t)
 		return c.src.fail(RR_E_PARSE, n, err, "a source must be a table such as { registry = \"URL\" }");
 	const toml::node *found = nullptr;
+	const char *found_key = nullptr;
+	rr_err rc;
 	for (const auto &k : kinds) {
 		const toml::node *v = t->get(k.key);
 		if (!v)
@@ -152,8 +157,13 @@ rr_err uv_source(const ctx &c, const toml::node &n, rr_lock_source *kind, char *
 		if (!v->is_string())
 			return c.src.fail(RR_E_PARSE, *v, err, std::string("source '") + k.key + "' must be a string");
 		found = v;
+		found_key = k.key;
 		*kind = k.kind;
 	}
+	/* a registry is an option's value: one token */
+	if (found && (rc = c.src.check_text(*found, std::string("source '") + found_key + "'", err,
+					    *kind == RR_LSRC_REGISTRY)))
+		return rc;
 	if (!found)
 		return c.src.fail(RR_E_PARSE, n, err,
 				  "unknown source kind (expected registry, virtual, editable, "
@@ -180,8 +190,11 @@ rr_err uv_source(const ctx &c, const toml::node &n, rr_lock_source *kind, char *
 			}
 		}
 	} else if (*kind == RR_LSRC_URL && subdir) {
-		if (const toml::node *sd = t->get("subdirectory"); sd && sd->is_string())
+		if (const toml::node *sd = t->get("subdirectory"); sd && sd->is_string()) {
+			if ((rc = c.src.check_text(*sd, "source 'subdirectory'", err)))
+				return rc;
 			*subdir = dup(sd->as_string()->get());
+		}
 	}
 	*value = dup(v);
 	return RR_OK;
@@ -276,6 +289,8 @@ rr_err uv_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *e
 		for (const toml::node &e : *a) {
 			if (!e.is_string())
 				return c.src.fail(RR_E_PARSE, e, err, "'resolution-markers' must be an array of strings");
+			if ((rc = c.src.check_text(e, "an entry of 'resolution-markers'", err)))
+				return rc;
 			if ((rc = parse_marker(c, *e.as_string(), &p->forks[p->nforks], err)))
 				return rc;
 			p->nforks++;
@@ -379,6 +394,8 @@ rr_err load_uv(ctx &c, const toml::table &root, rr_error *err)
 	if (const toml::node *rp = root.get("requires-python")) {
 		if (!rp->is_string())
 			return c.src.fail(RR_E_PARSE, *rp, err, "'requires-python' must be a string");
+		if ((rc = c.src.check_text(*rp, "'requires-python'", err)))
+			return rc;
 		lk->requires_python = dup(rp->as_string()->get());
 	}
 	if (const toml::node *m = root.at_path("manifest.members").node())
@@ -449,7 +466,8 @@ rr_err py_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *e
 			return rc;
 		}
 	}
-	if ((rc = opt_string(c, *t, "index", "a [[packages]] entry", &s, err)))
+	/* an option's value: one token */
+	if ((rc = opt_string(c, *t, "index", "a [[packages]] entry", &s, err, true)))
 		return rc;
 	if (s)
 		p->source = dup(s->get());
@@ -504,8 +522,13 @@ rr_err py_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *e
 		if ((rc = file_location(c, *arc, "'archive'", &p->source, err)))
 			return rc;
 		if (const toml::table *a = arc->as_table())
-			if (const toml::node *sdir = a->get("subdirectory"); sdir && sdir->is_string())
+			if (const toml::node *sdir = a->get("subdirectory");
+			    sdir && sdir->is_string()) {
+				if ((rc = c.src.check_text(*sdir, "'subdirectory' of 'archive'",
+							   err)))
+					return rc;
 				p->subdirectory = dup(sdir->as_string()->get());
+			}
 	} else {
 		p->kind = RR_LSRC_REGISTRY;
 		if (wh) {
@@ -544,6 +567,8 @@ rr_err load_pylock(ctx &c, const toml::table &root, rr_error *err)
 	if (const toml::node *rp = root.get("requires-python")) {
 		if (!rp->is_string())
 			return c.src.fail(RR_E_PARSE, *rp, err, "'requires-python' must be a string");
+		if ((rc = c.src.check_text(*rp, "'requires-python'", err)))
+			return rc;
 		lk->requires_python = dup(rp->as_string()->get());
 	}
 	if (const toml::node *en = root.get("environments")) {
@@ -556,6 +581,8 @@ rr_err load_pylock(ctx &c, const toml::table &root, rr_error *err)
 			rr_marker *m = nullptr;
 			if (!e.is_string())
 				return c.src.fail(RR_E_PARSE, e, err, "'environments' must be an array of strings");
+			if ((rc = c.src.check_text(e, "an entry of 'environments'", err)))
+				return rc;
 			rc = parse_marker(c, *e.as_string(), &m, err);
 			rr_marker_free(m);
 			if (rc)

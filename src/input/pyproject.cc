@@ -75,11 +75,14 @@ rr_err expand_extra(ctx &c, const std::string &extra, const std::string &pmarker
  * one dependency string; pmarker is the marker of the self-reference that
  * led here ("" when none) and is ANDed onto the requirement's own
  */
-rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, rr_error *err)
+rr_err add_dep(ctx &c, const toml::node &n, const std::string &pmarker, const char *what,
+	       rr_error *err)
 {
 	const toml::value<std::string> *sv = n.as_string();
 	if (!sv)
 		return fail_node(c, RR_E_PARSE, n, err, "dependency must be a string");
+	if (rr_err rc = c.src.check_text(n, std::string("an entry of ") + what, err))
+		return rc;
 	const std::string &s = sv->get();
 	unsigned line = (unsigned)n.source().begin.line;
 	std::string lt = c.src.line_text(line);
@@ -147,7 +150,7 @@ rr_err add_array(ctx &c, const toml::node &n, const std::string &pmarker, const 
 		return fail_node(c, RR_E_PARSE, n, err, msg.c_str());
 	}
 	for (const toml::node &e : *a) {
-		rr_err rc = add_dep(c, e, pmarker, err);
+		rr_err rc = add_dep(c, e, pmarker, what, err);
 		if (rc)
 			return rc;
 	}
@@ -191,7 +194,8 @@ rr_err expand_extra(ctx &c, const std::string &extra, const std::string &pmarker
 		return fail_node(c, RR_E_LIMIT, where, err, "extras nested too deeply");
 	c.expanded.push_back(key);
 	c.chain.push_back(extra);
-	rr_err rc = add_array(c, *deps, pmarker, "an optional-dependencies entry", err);
+	std::string what = "[project.optional-dependencies] '" + extra + "'";
+	rr_err rc = add_array(c, *deps, pmarker, what.c_str(), err);
 	c.chain.pop_back();
 	return rc;
 }
@@ -229,7 +233,7 @@ rr_err expand_group(ctx &c, const toml::table &groups, const std::string &name,
 			}
 			rc = expand_group(c, groups, normalize(inc->as_string()->get()), *inc, err);
 		} else {
-			rc = add_dep(c, e, "", err);
+			rc = add_dep(c, e, "", ("dependency group '" + name + "'").c_str(), err);
 		}
 		if (rc)
 			break;

@@ -70,6 +70,24 @@ struct source {
 		return qcol + 1;
 	}
 
+	/*
+	 * a string value that goes into a plan line, an option or a file name: RR_E_PARSE
+	 * at its place, naming field, when it holds what could end a line there (a control
+	 * character, U+2028/9; a space too when token), as rr_text_check says
+	 */
+	rr_err check_text(const toml::node &n, const std::string &field, rr_error *err,
+			  bool token = false) const
+	{
+		const std::string &s = n.as_string()->get();
+		rr_err rc = rr_text_check(s.data(), s.size(), token, field.c_str(), err);
+		if (rc) {
+			unsigned line = (unsigned)n.source().begin.line;
+			std::string lt = line_text(line);
+			rr_error_set_origin(err, path, line, string_col(n), lt.c_str());
+		}
+		return rc;
+	}
+
 	/* a toml++ syntax error as "file:line:col: description" */
 	rr_err syntax(const toml::parse_error &e, rr_error *err) const
 	{

@@ -51,14 +51,26 @@ rr_err bad(const reader &r, const toml::node &n, const char *key, const char *wa
 			  t.c_str(), "uv setting '%s' must be %s", key, want);
 }
 
-void add(reader &r, rr_uvkey k, const std::string &v, const toml::node &n)
+/* a value of key, checked where it is read: no control character, and an index URL
+ * one token (find-links may name a directory with a space in its name) */
+rr_err add(reader &r, rr_uvkey k, const std::string &v, const toml::node &n, const char *key)
 {
+	bool token = strcmp(key, "find-links") != 0;
+	if (rr_err rc = rr_text_check(v.data(), v.size(), token,
+				      (std::string("uv setting '") + key + "'").c_str(), r.err)) {
+		unsigned line = (unsigned)n.source().begin.line;
+		std::string t = line_of(r, line);
+		rr_error_set_origin(r.err, r.path, line, (unsigned)n.source().begin.column + 1,
+				    t.c_str());
+		return rc;
+	}
 	auto &slot = r.out->key[k];
 	slot.v = (char **)rr_xrealloc(slot.v, (slot.n + 1) * sizeof(char *));
 	slot.line = (unsigned *)rr_xrealloc(slot.line, (slot.n + 1) * sizeof(unsigned));
 	slot.v[slot.n] = rr_xstrdup(v.c_str());
 	slot.line[slot.n] = (unsigned)n.source().begin.line;
 	slot.n++;
+	return RR_OK;
 }
 
 rr_err string_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
@@ -68,8 +80,7 @@ rr_err string_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
 		return RR_OK;
 	if (!n->is_string())
 		return bad(r, *n, key, "a string");
-	add(r, k, n->as_string()->get(), *n);
-	return RR_OK;
+	return add(r, k, n->as_string()->get(), *n, key);
 }
 
 rr_err bool_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
@@ -79,8 +90,7 @@ rr_err bool_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
 		return RR_OK;
 	if (!n->is_boolean())
 		return bad(r, *n, key, "true or false");
-	add(r, k, n->as_boolean()->get() ? "true" : "false", *n);
-	return RR_OK;
+	return add(r, k, n->as_boolean()->get() ? "true" : "false", *n, key);
 }
 
 rr_err list_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
@@ -93,7 +103,8 @@ rr_err list_key(reader &r, const toml::table &t, const char *key, rr_uvkey k)
 	for (const toml::node &e : *n->as_array()) {
 		if (!e.is_string())
 			return bad(r, e, key, "an array of strings");
-		add(r, k, e.as_string()->get(), e);
+		if (rr_err rc = add(r, k, e.as_string()->get(), e, key))
+			return rc;
 	}
 	return RR_OK;
 }
@@ -120,8 +131,10 @@ rr_err read_indexes(reader &r, const toml::table &t)
 		 * which uv pip does not read */
 		if (expl && expl->as_boolean()->get())
 			continue;
-		add(r, def && def->as_boolean()->get() ? RR_UVK_INDEX_DEFAULT : RR_UVK_INDEX,
-		    url->as_string()->get(), *url);
+		if (rr_err rc = add(
+			r, def && def->as_boolean()->get() ? RR_UVK_INDEX_DEFAULT : RR_UVK_INDEX,
+			url->as_string()->get(), *url, "index.url"))
+			return rc;
 	}
 	return RR_OK;
 }

@@ -12,6 +12,17 @@
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
 
+/* the length of the line break at s that pip (str.splitlines) or uv would end a line
+ * at, beyond LF and CR: VT, FF, \x1c-\x1e, U+0085, U+2028, U+2029; 0 when none */
+static size_t unicode_break(const unsigned char *s)
+{
+	if (s[0] == 0xc2 && s[1] == 0x85)
+		return 2;
+	if (s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
+		return 3;
+	return 0;
+}
+
 /*
  * a comment is one line: every line break (a resolver derivation spans lines)
  * and control character becomes a space, so no text of ours can end a comment
@@ -24,8 +35,10 @@ static void add_comment_text(struct rr_strbuf *out, const char *s, size_t cap)
 
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
-		if (ch < 0x20 || ch == 0x7f) {
+		size_t brk = unicode_break((const unsigned char *)s);
+		if (ch < 0x20 || ch == 0x7f || brk) {
 			space = n > 0;
+			s += brk ? brk - 1 : 0;
 			continue;
 		}
 		if (space && ch != ' ') {
@@ -40,6 +53,91 @@ static void add_comment_text(struct rr_strbuf *out, const char *s, size_t cap)
 		rr_strbuf_addch(out, (char)ch);
 		n++;
 	}
+}
+
+/* how a text is put into the plan: inside a line, at the end of a plan line, as the
+ * URL of an option line */
+enum wall_as { INSIDE, AS_LINE, AS_TOKEN };
+
+/*
+ * does s break the line it is put in, for pip (str.splitlines, then a line that ends
+ * with a backslash joined with the next) or uv: a line break, at the end of a line a
+ * backslash, in an option's URL a blank (pip splits an option line with shlex)
+ */
+static bool breaks_line(const char *s, enum wall_as as)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; p && *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == 0x0b || *p == 0x0c ||
+		    (*p >= 0x1c && *p <= 0x1e) || unicode_break(p) ||
+		    (as == AS_TOKEN && (*p == ' ' || *p == '\t')))
+			return true;
+	return as != INSIDE && p && p != (const unsigned char *)s && p[-1] == '\\';
+}
+
+/* one text the writers put into the plan as it is, with what it is */
+static rr_err wall(rr_err rc, const char *what, const char *text, enum wall_as as, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
+
+	if (rc || !breaks_line(text, as))
+		return rc;
+	rr_strbuf_add_printable(&shown, text);
+	return rr_fail(err, RR_E_INTERNAL,
+		       "%s would break a line of the plan (\"%s\" holds a line break%s): no plan "
+		       "written",
+		       what, shown.buf,
+		       as == AS_TOKEN  ? ", a blank or a final backslash"
+		       : as == AS_LINE ? " or ends with a backslash"
+				       : "");
+}
+
+rr_err rr_plan_check_lines(const struct rr_plan *p, rr_error *err)
+{
+	rr_err rc = RR_OK;
+	size_t i;
+
+	rc = wall(rc, "the environment's path", p->venv, INSIDE, err);
+	rc = wall(rc, "the Python version", p->python, INSIDE, err);
+	rc = wall(rc, "the ROCm version", p->rocm, INSIDE, err);
+	rc = wall(rc, "the torch version", p->torch, INSIDE, err);
+	rc = wall(rc, "the installer", p->installer, INSIDE, err);
+	rc = wall(rc, "a bridged site", p->bridge_site, INSIDE, err);
+	rc = wall(rc, "a base site", p->base_site, INSIDE, err);
+	for (i = 0; i < p->ninputs; i++)
+		rc = wall(rc, "an input's name", p->inputs[i], INSIDE, err);
+	for (i = 0; i < p->nindexes; i++) {
+		rc = wall(rc, "an index URL", p->indexes[i].url, AS_TOKEN, err);
+		rc = wall(rc, "an index's origin", p->indexes[i].origin, INSIDE, err);
+	}
+	for (i = 0; i < p->noption_lines; i++)
+		rc = wall(rc, "an option line", p->option_lines[i], AS_LINE, err);
+	for (i = 0; i < p->nconstraint_lines; i++)
+		rc = wall(rc, "a constraint line", p->constraint_lines[i], AS_LINE, err);
+	for (i = 0; i < p->nlinks; i++) {
+		rc = wall(rc, "a --find-links name", p->links[i].name, INSIDE, err);
+		rc = wall(rc, "a --find-links version", p->links[i].version, AS_LINE, err);
+	}
+	for (i = 0; i < p->npins; i++) {
+		rc = wall(rc, "a protected name", p->pins[i].name, INSIDE, err);
+		rc = wall(rc, "a protected version", p->pins[i].version, AS_LINE, err);
+	}
+	for (i = 0; i < p->ndecisions; i++) {
+		rc = wall(rc, "a requirement line", p->decisions[i].output, AS_LINE, err);
+		rc = wall(rc, "an input's place", p->decisions[i].source, INSIDE, err);
+	}
+	for (i = 0; i < p->nholds; i++) {
+		rc = wall(rc, "a held-back name", p->holds[i].name, INSIDE, err);
+		rc = wall(rc, "a held-back version", p->holds[i].version, AS_LINE, err);
+	}
+	for (i = 0; i < p->nexcludes; i++)
+		rc = wall(rc, "an excluded name", p->excludes[i], INSIDE, err);
+	for (i = 0; i < p->nbridged; i++)
+		rc = wall(rc, "a bridged name", p->bridged[i], INSIDE, err);
+	for (i = 0; i < p->ninherited; i++)
+		rc = wall(rc, "an inherited name", p->inherited[i], INSIDE, err);
+	return rc;
 }
 
 /* a decision's cause as one comment: its head, then its derivation lines (cap as above) */

