@@ -125,6 +125,9 @@ struct rr_lock {
 	unsigned env_line, env_col;
 	char **warnings; /* notes for the user, "path:line: ..." */
 	size_t nwarnings;
+	/* the packages by name: indexes into pkgs ordered by key, then by place in the file
+	 * (made by the reader; rr_lock_find looks a name up in it) */
+	size_t *by_key;
 };
 
 #define RR_LOCK_INIT {0}
@@ -143,6 +146,11 @@ rr_err rr_lock_parse(struct rr_lock *lk, const char *path, const char *text, siz
 rr_err rr_lock_select(const struct rr_lock *lk, const struct rr_marker_env *env,
 		      const struct rr_input_sel *sel, struct rr_reqset *set, rr_error *err) RR_WUR;
 void rr_lock_release(struct rr_lock *lk);
+/*
+ * the packages named key (normalised), in file order: *n of them at lk->by_key[ret..],
+ * found in O(log n) so that reading a lock stays linear in its edges
+ */
+size_t rr_lock_find(const struct rr_lock *lk, const char *key, size_t *n);
 
 /*
  * pylock markers may test `'name' in extras` and `'name' in dependency_groups`

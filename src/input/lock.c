@@ -185,15 +185,33 @@ static bool forks_hold(struct walk *w, const struct rr_lock_pkg *p)
 	return false;
 }
 
+size_t rr_lock_find(const struct rr_lock *lk, const char *key, size_t *n)
+{
+	size_t lo = 0, hi = lk->by_key ? lk->npkgs : 0, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(lk->pkgs[lk->by_key[mid]].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	end = lo;
+	while (lk->by_key && end < lk->npkgs && strcmp(lk->pkgs[lk->by_key[end]].key, key) == 0)
+		end++;
+	*n = end - lo;
+	return lo;
+}
+
 /* the package an edge leads to: its version, else the one for this environment */
 static ssize_t target_of(struct walk *w, const struct rr_lock_dep *d)
 {
 	ssize_t first = -1;
+	size_t n, at = rr_lock_find(w->lk, d->key, &n);
 
-	for (size_t i = 0; i < w->lk->npkgs; i++) {
+	for (size_t k = at; k < at + n; k++) {
+		size_t i = w->lk->by_key[k];
 		const struct rr_lock_pkg *p = &w->lk->pkgs[i];
-		if (strcmp(p->key, d->key) != 0)
-			continue;
 		if (d->version && !rr_str_eq(p->version, d->version))
 			continue;
 		if (d->source_kind != RR_LSRC_NONE &&
@@ -643,6 +661,7 @@ void rr_lock_release(struct rr_lock *lk)
 	free(lk->path);
 	free(lk->dir);
 	free(lk->requires_python);
+	free(lk->by_key);
 	rr_strv_free_array(lk->members, lk->nmembers);
 	rr_strv_free_array(lk->default_groups, lk->ndefault_groups);
 	rr_strv_free_array(lk->environments, lk->nenvironments);

@@ -11,6 +11,7 @@
  * environments, default-groups. Keys not named here are ignored, as both formats
  * allow (sdist and wheel lists of uv.lock, [package.metadata], tool tables).
  */
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -308,15 +309,28 @@ rr_err uv_package(const ctx &c, const toml::node &n, rr_lock_pkg *p, rr_error *e
 	return RR_OK;
 }
 
+/* lk->by_key: the packages ordered by name, then by place in the file */
+void index_by_key(rr_lock *lk)
+{
+	lk->by_key = (size_t *)rr_xcalloc(lk->npkgs + 1, sizeof(size_t));
+	for (size_t i = 0; i < lk->npkgs; i++)
+		lk->by_key[i] = i;
+	std::stable_sort(lk->by_key, lk->by_key + lk->npkgs, [lk](size_t a, size_t b) {
+		return strcmp(lk->pkgs[a].key, lk->pkgs[b].key) < 0;
+	});
+}
+
 /* does an edge's target exist? (a lock that points nowhere is damaged) */
 rr_err uv_check_edges(const ctx &c, const toml::table &root, rr_error *err)
 {
 	const rr_lock *lk = c.lk;
 	auto check = [&](const rr_lock_dep &d) -> rr_err {
-		for (size_t i = 0; i < lk->npkgs; i++)
-			if (strcmp(lk->pkgs[i].key, d.key) == 0 &&
-			    (!d.version || (lk->pkgs[i].version && strcmp(lk->pkgs[i].version, d.version) == 0)))
+		size_t n, at = rr_lock_find(lk, d.key, &n);
+		for (size_t k = at; k < at + n; k++) {
+			const rr_lock_pkg &p = lk->pkgs[lk->by_key[k]];
+			if (!d.version || (p.version && strcmp(p.version, d.version) == 0))
 				return RR_OK;
+		}
 		std::string t = c.src.line_text(d.line);
 		return rr_fail_at(err, RR_E_PARSE, c.src.path, d.line, d.col, t.c_str(),
 				  "dependency '%s%s%s' names no [[package]] of the lock", d.key,
@@ -414,6 +428,7 @@ rr_err load_uv(ctx &c, const toml::table &root, rr_error *err)
 				return rc;
 		}
 	}
+	index_by_key(lk);
 	if ((rc = uv_check_edges(c, root, err)))
 		return rc;
 	uv_default_groups(c);
@@ -609,6 +624,7 @@ rr_err load_pylock(ctx &c, const toml::table &root, rr_error *err)
 				return rc;
 		}
 	}
+	index_by_key(lk);
 	return RR_OK;
 }
 

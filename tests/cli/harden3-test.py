@@ -9,6 +9,7 @@ caf3dbd (see the comment on each):
     planned as requests==2.32, "torch\\u0000evil" taken as torch)."""
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -229,9 +230,49 @@ def test_nul(tmp):
               f"rc={p.returncode if p else None}\n{err}\n{p.stdout if p else ''}")
 
 
+def big_uv_lock(path, n, chain):
+    """a uv.lock whose project depends on n registry packages (chain: each on the next)"""
+    parts = ['version = 1\nrevision = 3\nrequires-python = ">=3.10"\n\n[[package]]\n'
+             'name = "big"\nversion = "1.0"\nsource = { virtual = "." }\n']
+    parts.append('dependencies = [{ name = "pkg0" }]\n' if chain else "dependencies = [\n" +
+                 "".join(f'    {{ name = "pkg{i}" }},\n' for i in range(n)) + "]\n")
+    for i in range(n):
+        parts.append(f'\n[[package]]\nname = "pkg{i}"\nversion = "1.0.{i}"\n'
+                     'source = { registry = "https://pypi.org/simple" }\n')
+        if chain and i + 1 < n:
+            parts.append(f'dependencies = [{{ name = "pkg{i + 1}" }}]\n')
+    write(path, "".join(parts))
+
+
+def cpu_of(args, cwd):
+    """CPU seconds (user + system) rocm-resolve spent, and its exit status"""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = run(args, cwd=cwd, timeout=600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, p.returncode if p else None
+
+
+def test_lock_linear(tmp):
+    """33.3: caf3dbd looked every uv.lock edge up by scanning all packages (twice:
+    checking the lock, walking it): 4x the packages took ~16x the CPU (100k: 25 s).
+    Indexed by name, 4x the packages take ~4x; the test allows 8x"""
+    for chain in (False, True):
+        cpu = {}
+        for n in (10000, 40000):
+            d = os.path.join(tmp, "big", f"{n}-{chain}")
+            big_uv_lock(os.path.join(d, "uv.lock"), n, chain)
+            cpu[n], rc = cpu_of(["--no-index", "-q", "--venv", venv, "uv.lock"], d)
+            check(rc == 0, f"uv.lock of {n} packages{' (a chain)' if chain else ''} is planned",
+                  rc)
+        ratio = cpu[40000] / max(cpu[10000], 0.05)
+        check(ratio < 8, f"uv.lock{' chain' if chain else ''}: 4x the packages, {ratio:.1f}x "
+              f"the CPU ({cpu[10000]:.2f} s, {cpu[40000]:.2f} s)")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
-        for t in (test_text_rule, test_text_rule_other_inputs, test_nul):
+        for t in (test_text_rule, test_text_rule_other_inputs, test_nul, test_lock_linear):
             print(f"# {t.__name__}")
             t(tmp)
     print(f"{checks['passed']} passed, {checks['failed']} failed")
