@@ -63,5 +63,14 @@ rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode
 /* the same with path relative to dirfd (AT_FDCWD: the working directory); shown names it */
 rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, size_t len,
 			       mode_t mode, const char *shown, rr_error *err) RR_WUR;
+/*
+ * an edit of a user's file: path replaced by data as above, but only while it still holds
+ * exactly expected (nexpected bytes), the text the edit was made from. It is read again
+ * right before the rename; when it changed meanwhile (an editor's save, `uv add` in another
+ * terminal) nothing is replaced and the result is RR_E_ENV "'path' changed since it was
+ * read ...", the user's version left as it is.
+ */
+rr_err rr_file_replace_unchanged(const char *path, const void *expected, size_t nexpected,
+				 const void *data, size_t len, mode_t mode, rr_error *err) RR_WUR;
 
 #endif

@@ -174,8 +174,21 @@ rr_err rr_file_write_all(int fd, const void *data, size_t len)
 	return RR_OK;
 }
 
-rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, size_t len,
-			       mode_t mode, const char *shown, rr_error *err)
+/* does path (relative to dirfd) hold exactly expected? */
+static bool holds(int dirfd, const char *path, const void *expected, size_t nexpected)
+{
+	RR_AUTO_STRBUF struct rr_strbuf now = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	bool same = rr_file_read(dirfd, path, nexpected + 1, 0, path, &now, &e) == RR_OK &&
+		    now.len == nexpected && memcmp(now.buf, expected, nexpected) == 0;
+
+	rr_error_release(&e);
+	return same;
+}
+
+/* the temporary file written, renamed over path; with expected, only while path holds it */
+static rr_err write_atomic(int dirfd, const char *path, const void *data, size_t len, mode_t mode,
+			   const char *shown, const void *expected, size_t nexpected, rr_error *err)
 {
 	const char *slash = strrchr(path, '/');
 	RR_AUTOFREE char *tmp = NULL;
@@ -213,12 +226,33 @@ rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, si
 		unlinkat(dirfd, tmp, 0);
 		return rr_fail(err, RR_E_IO, "cannot write '%s': %s", shown, strerror(e));
 	}
+	/* read again right before the rename: a save made while we worked is not lost */
+	if (expected && !holds(dirfd, path, expected, nexpected)) {
+		unlinkat(dirfd, tmp, 0);
+		return rr_fail(err, RR_E_ENV,
+			       "'%s' changed since it was read (saved by an editor or another tool "
+			       "meanwhile): not written, the file is left as it is now; run the "
+			       "command again",
+			       shown);
+	}
 	if (renameat(dirfd, tmp, dirfd, path)) {
 		e = errno;
 		unlinkat(dirfd, tmp, 0);
 		return rr_fail(err, RR_E_IO, "cannot replace '%s': %s", shown, strerror(e));
 	}
 	return RR_OK;
+}
+
+rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, size_t len,
+			       mode_t mode, const char *shown, rr_error *err)
+{
+	return write_atomic(dirfd, path, data, len, mode, shown, NULL, 0, err);
+}
+
+rr_err rr_file_replace_unchanged(const char *path, const void *expected, size_t nexpected,
+				 const void *data, size_t len, mode_t mode, rr_error *err)
+{
+	return write_atomic(AT_FDCWD, path, data, len, mode, path, expected, nexpected, err);
 }
 
 rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode_t mode,

@@ -117,7 +117,9 @@ static int write_file(const struct rr_project *p, const char *text, size_t len)
 	/* the file's own mode is kept (a symlink's target is the file written) */
 	if (stat(target, &st) != 0)
 		st.st_mode = 0644;
-	rc = rr_file_write_atomic(target, text, len, st.st_mode & 07777, &err);
+	/* only over the text the edit was made from: a save made while we resolved stays */
+	rc = rr_file_replace_unchanged(target, p->text.buf, p->text.len, text, len,
+				       st.st_mode & 07777, &err);
 	if (rc)
 		return report_error(&err, rc);
 	return RR_CLI_GO_ON;

@@ -10,9 +10,12 @@ caf3dbd (see the comment on each):
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 
 src = os.environ["RR_SRCDIR"]
 build = os.environ["RR_BUILDDIR"]
@@ -270,11 +273,65 @@ def test_lock_linear(tmp):
               f"the CPU ({cpu[10000]:.2f} s, {cpu[40000]:.2f} s)")
 
 
+def requests_seen(url):
+    with urllib.request.urlopen(url + "/_control/stats", timeout=10) as r:
+        return json.load(r)["requests"]
+
+
+def test_write_sees_save(tmp, url):
+    """33.2: caf3dbd read pyproject.toml, resolved, then replaced the file with its edit
+    of the old text: a dependency saved meanwhile was gone, exit 0. Now the file is read
+    again before the rename: it changed, so nothing is written, exit 3, the user's
+    version stays. The index answers slowly; the save happens while it is asked."""
+    d = os.path.join(tmp, "save")
+    pp = os.path.join(d, "pyproject.toml")
+    first = '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["idna"]\n'
+    saved = first.replace('["idna"]', '["idna", "six>=1"]')
+    write(pp, first)
+    start = requests_seen(url)
+    slow = url + "/_fault/latency/1500/simple/"
+    proc = subprocess.Popen([exe, "project", "--write", "--no-cache", "--venv", venv, "-i", slow,
+                             "."], cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while requests_seen(url) == start and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    write(pp, saved)  # the editor's save, while rocm-resolve waits for the index
+    out, err = proc.communicate(timeout=120)
+    err = err.decode(errors="replace")
+    with open(pp) as f:
+        now = f.read()
+    check(proc.returncode == 3 and "changed since it was read" in err,
+          "project --write over a file saved meanwhile: exit 3, says so",
+          f"rc={proc.returncode}\n{err}")
+    check(now == saved, "the user's save is what the file holds", now)
+    # nothing changed meanwhile: written
+    p = run(["project", "--write", "--no-cache", "--venv", venv, "-i", url + "/simple/", "."],
+            cwd=d)
+    with open(pp) as f:
+        now = f.read()
+    check(p is not None and p.returncode == 0 and now.startswith(saved) and "[tool.uv]" in now,
+          "project --write with no save meanwhile writes its edit",
+          (p.stderr.decode(errors="replace") if p else "") + now)
+
+
 def main():
-    with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
-        for t in (test_text_rule, test_text_rule_other_inputs, test_nul, test_lock_linear):
-            print(f"# {t.__name__}")
-            t(tmp)
+    server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"),
+                               "--world", os.path.join(src, "fixtures", "index", "world.txt")],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        check(url.startswith("http://127.0.0.1:"), "the fixture index runs", url)
+        with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
+            for t in (test_text_rule, test_text_rule_other_inputs, test_nul, test_lock_linear):
+                print(f"# {t.__name__}")
+                t(tmp)
+            for t in (test_write_sees_save,):
+                print(f"# {t.__name__}")
+                t(tmp, url)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
     print(f"{checks['passed']} passed, {checks['failed']} failed")
     return 1 if checks["failed"] else 0
 

@@ -261,6 +261,42 @@ static void test_file_write_atomic(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* rr_file_replace_unchanged (issue 33): replaces only the text the edit was made from */
+static void test_file_replace_unchanged(void **state)
+{
+	char dir[] = "/tmp/rr-file-XXXXXX";
+	char path[256], cmd[512];
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	rr_error e = RR_ERROR_INIT;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/pyproject.toml", dir);
+	assert_int_equal(rr_file_write_atomic(path, "a = 1\n", 6, 0644, &e), RR_OK);
+	assert_int_equal(rr_file_replace_unchanged(path, "a = 1\n", 6, "a = 2\n", 6, 0644, &e),
+			 RR_OK);
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "p", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "a = 2\n");
+	/* saved by someone else since it was read ("a = 1"): left as it is, RR_E_ENV */
+	assert_int_equal(rr_file_replace_unchanged(path, "a = 1\n", 6, "a = 3\n", 6, 0644, &e),
+			 RR_E_ENV);
+	assert_non_null(strstr(e.msg, "changed since it was read"));
+	rr_error_release(&e);
+	assert_int_equal(rr_file_read(AT_FDCWD, path, 100, 0, "p", &sb, &e), RR_OK);
+	assert_string_equal(sb.buf, "a = 2\n");
+	/* a longer file that starts the same is no match either */
+	assert_int_equal(rr_file_write_atomic(path, "a = 2\nb = 1\n", 12, 0644, &e), RR_OK);
+	assert_int_equal(rr_file_replace_unchanged(path, "a = 2\n", 6, "x\n", 2, 0644, &e),
+			 RR_E_ENV);
+	rr_error_release(&e);
+	/* no temporary left behind */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A '%s' | wc -l) -eq 1", dir);
+	assert_int_equal(system(cmd), 0);
+	rr_strbuf_release(&sb);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* JSON strings are valid UTF-8 whatever the input bytes (before: a raw 0xff went through) */
 static void test_json_str_utf8(void **state)
 {
@@ -461,13 +497,21 @@ static void test_text_unsafe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sha256_vectors), cmocka_unit_test(test_strbuf),
-	    cmocka_unit_test(test_error_origin),   cmocka_unit_test(test_text_unsafe),
-	    cmocka_unit_test(test_parse_u64),      cmocka_unit_test(test_redact),
-	    cmocka_unit_test(test_url_userinfo),   cmocka_unit_test(test_strv_dedupe),
-	    cmocka_unit_test(test_strv),           cmocka_unit_test(test_error_move),
-	    cmocka_unit_test(test_json_str_utf8),  cmocka_unit_test(test_json_writer),
-	    cmocka_unit_test(test_file_read),      cmocka_unit_test(test_file_write_atomic),
+	    cmocka_unit_test(test_sha256_vectors),
+	    cmocka_unit_test(test_strbuf),
+	    cmocka_unit_test(test_error_origin),
+	    cmocka_unit_test(test_text_unsafe),
+	    cmocka_unit_test(test_parse_u64),
+	    cmocka_unit_test(test_redact),
+	    cmocka_unit_test(test_url_userinfo),
+	    cmocka_unit_test(test_strv_dedupe),
+	    cmocka_unit_test(test_strv),
+	    cmocka_unit_test(test_error_move),
+	    cmocka_unit_test(test_json_str_utf8),
+	    cmocka_unit_test(test_json_writer),
+	    cmocka_unit_test(test_file_read),
+	    cmocka_unit_test(test_file_write_atomic),
+	    cmocka_unit_test(test_file_replace_unchanged),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }
