@@ -49,14 +49,29 @@ rr_err rr_tomledit_get_array(const char *path, const char *text, size_t len,
 rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const char *const *table,
 		       size_t ntable, const char *key, const char *value, char **ret,
 		       size_t *retlen, rr_error *err) RR_WUR;
+/*
+ * the tool's own entries of the array at table.key: those whose comment (right after
+ * the string and its comma, on the same line) starts with mark. They are replaced by
+ * lines (each one entry as TOML, `"torch",  # rocm-resolve: why`, without indentation
+ * or line break), put where the first of them was, else at the array's start (on lines
+ * of their own before the user's first entry when that sits on the '[' line), indented
+ * as the user's entries are. Every other byte stays: the user's entries, their comments,
+ * commented-out entries, blank lines, the layout, a comment after the ']'. A missing key
+ * is added as rr_tomledit_set adds it (nothing when there are no lines). With the lines
+ * it made, a second call changes nothing.
+ */
+rr_err rr_tomledit_set_ours(const char *path, const char *text, size_t len,
+			    const char *const *table, size_t ntable, const char *key,
+			    const char *mark, const char *const *lines, size_t nlines, char **ret,
+			    size_t *retlen, rr_error *err) RR_WUR;
 void rr_toml_array_release(struct rr_toml_array *a);
 
 /* text parses as TOML (toml++): RR_E_PARSE with file:line:col otherwise */
 rr_err rr_toml_check(const char *path, const char *text, size_t len, rr_error *err) RR_WUR;
 /*
  * an edit did what it meant and nothing else, as a real parser sees it: after holds,
- * at table.keys[k], exactly the strings values[k] (or, with NULL values[k], what
- * before held there), and before and after are equal once those keys are taken out
+ * at table.keys[k], the strings values[k] and no others, in any order (or, with NULL
+ * values[k], what before held there), and before and after are equal once those keys are taken out
  * (with the tables the edit created for them); RR_E_INTERNAL naming what differs
  */
 rr_err rr_toml_check_edit(const char *path, const char *before, size_t nbefore, const char *after,

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/name.h"
@@ -293,13 +294,46 @@ static void from_plan(struct rr_project *p)
 	}
 }
 
-/* the user's entries (no mark) after ours, as they were */
+/* the user's entries (no mark) after ours, as they were; one of ours the user has
+ * already is the user's (it stays where it is, and no second copy is added) */
 static void keep_users(struct rr_project_list *l, const struct rr_toml_array *cur)
 {
-	for (size_t i = 0; i < cur->n; i++)
-		if (!is_ours(cur->v[i].comment))
-			list_add(l, cur->v[i].value,
-				 cur->v[i].comment ? rr_xstrdup(cur->v[i].comment) : NULL, false);
+	for (size_t i = 0; i < cur->n; i++) {
+		if (is_ours(cur->v[i].comment))
+			continue;
+		for (size_t k = 0; k < l->n; k++)
+			if (l->v[k].ours && strcmp(l->v[k].value, cur->v[i].value) == 0) {
+				free(l->v[k].value);
+				free(l->v[k].comment);
+				memmove(&l->v[k], &l->v[k + 1], (l->n - k - 1) * sizeof(*l->v));
+				l->n--;
+				break;
+			}
+		list_add(l, cur->v[i].value,
+			 cur->v[i].comment ? rr_xstrdup(cur->v[i].comment) : NULL, false);
+	}
+}
+
+/*
+ * a uv.toml beside the pyproject.toml: uv reads its settings first and warns that the
+ * [tool.uv] keys "will be ignored in favor of the uv.toml file", yet `uv lock` and
+ * `uv sync` (uv 0.13.9, checked) apply exclude-dependencies and constraint-dependencies
+ * from the project's pyproject.toml only and ignore them in a uv.toml; so they stay in
+ * the pyproject.toml, and the user is told what uv will do
+ */
+static void uv_toml_beside(struct rr_project *p)
+{
+	RR_AUTOFREE char *uv_toml = rr_xasprintf("%s/uv.toml", p->dir);
+	struct stat st;
+
+	if (stat(uv_toml, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	project_warn(p,
+		     rr_xasprintf("%s sits beside %s: uv warns that [tool.uv]'s %s and %s "
+				  "\"will be ignored in favor of the uv.toml file\", but uv lock "
+				  "and uv sync apply these two keys from pyproject.toml only (in "
+				  "a uv.toml they have no effect), so they belong in %s",
+				  uv_toml, p->path, KEY_EXCLUDE, KEY_CONSTRAINT, p->path));
 }
 
 rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err)
@@ -319,11 +353,21 @@ rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_er
 					     "requires, no package it keeps below its newest release",
 					     p->flow->plan->unresolved ? p->flow->plan->unresolved
 								       : "no index"));
+	uv_toml_beside(p);
 	rr_qsort(p->excludes.v, p->excludes.n, sizeof(*p->excludes.v), entry_cmp);
 	rr_qsort(p->constraints.v, p->constraints.n, sizeof(*p->constraints.v), entry_cmp);
 	keep_users(&p->excludes, &p->cur_excludes);
 	keep_users(&p->constraints, &p->cur_constraints);
 	return RR_OK;
+}
+
+/* one entry as an array's line: `"value",  # comment` */
+static char *entry_text(const struct rr_project_entry *e)
+{
+	RR_AUTOFREE char *q = rr_toml_quote(e->value);
+	RR_AUTOFREE char *c = e->comment ? one_line(e->comment) : NULL;
+
+	return c ? rr_xasprintf("%s,  # %s", q, c) : rr_xasprintf("%s,", q);
 }
 
 /* the array as TOML, one entry a line with its comment */
@@ -335,13 +379,8 @@ static char *array_text(const struct rr_project_list *l)
 		return rr_xstrdup("[]");
 	rr_strbuf_adds(&sb, "[\n");
 	for (size_t i = 0; i < l->n; i++) {
-		RR_AUTOFREE char *q = rr_toml_quote(l->v[i].value);
-		rr_strbuf_addf(&sb, "    %s,", q);
-		if (l->v[i].comment) {
-			RR_AUTOFREE char *c = one_line(l->v[i].comment);
-			rr_strbuf_addf(&sb, "  # %s", c);
-		}
-		rr_strbuf_addch(&sb, '\n');
+		RR_AUTOFREE char *line = entry_text(&l->v[i]);
+		rr_strbuf_addf(&sb, "    %s\n", line);
 	}
 	rr_strbuf_adds(&sb, "]");
 	return rr_strbuf_detach(&sb, NULL);
@@ -392,7 +431,6 @@ static const char **values_of(const struct rr_project_list *l)
 rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, rr_error *err)
 {
 	const struct rr_project_list *lists[] = {&p->excludes, &p->constraints};
-	const struct rr_toml_array *cur[] = {&p->cur_excludes, &p->cur_constraints};
 	const char *const keys[] = {KEY_EXCLUDE, KEY_CONSTRAINT};
 	RR_AUTOFREE const char **ev = values_of(&p->excludes);
 	RR_AUTOFREE const char **cv = values_of(&p->constraints);
@@ -403,13 +441,17 @@ rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, r
 	rr_err rc;
 
 	for (size_t k = 0; k < 2; k++) {
-		RR_AUTOFREE char *value = NULL;
+		/* our entries replaced, the user's left where and as they are */
+		char **lines = rr_xcalloc(lists[k]->n + 1, sizeof(char *));
+		size_t nlines = 0;
 		char *next;
 		size_t nlen;
-		if (!cur[k]->found && !lists[k]->n)
-			continue; /* nothing to hold and nothing there: no empty key added */
-		value = array_text(lists[k]);
-		rc = rr_tomledit_set(p->path, text, len, TOOL_UV, 2, keys[k], value, &next, &nlen, err);
+		for (size_t i = 0; i < lists[k]->n; i++)
+			if (lists[k]->v[i].ours)
+				lines[nlines++] = entry_text(&lists[k]->v[i]);
+		rc = rr_tomledit_set_ours(p->path, text, len, TOOL_UV, 2, keys[k], RR_PROJECT_MARK,
+					  (const char *const *)lines, nlines, &next, &nlen, err);
+		rr_strv_free_array(lines, nlines);
 		if (rc) {
 			free(text);
 			return rc;

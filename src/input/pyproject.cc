@@ -664,11 +664,23 @@ extern "C" rr_err rr_toml_check_edit(const char *path, const char *before, size_
 		for (size_t k = 0; k < nkeys; k++) {
 			if (!values[k])
 				continue;
+			/* the strings values[k] and no others, in any order (the user's entries stay
+			 * where they are) */
 			const toml::array *arr = bt ? (*bt)[keys[k]].as_array() : nullptr;
-			bool same = arr && arr->size() == nvalues[k];
-			for (size_t i = 0; same && i < nvalues[k]; i++) {
+			bool same = arr != nullptr;
+			for (size_t i = 0; same && i < arr->size(); i++) {
 				const toml::node *n = arr->get(i);
-				same = n && n->is_string() && n->as_string()->get() == values[k][i];
+				same = n && n->is_string();
+				bool known = false;
+				for (size_t j = 0; same && !known && j < nvalues[k]; j++)
+					known = n->as_string()->get() == values[k][j];
+				same = same && known;
+			}
+			for (size_t j = 0; same && j < nvalues[k]; j++) {
+				bool there = false;
+				for (size_t i = 0; !there && i < arr->size(); i++)
+					there = arr->get(i)->as_string()->get() == values[k][j];
+				same = there;
 			}
 			if (!same)
 				return rr_fail(err, RR_E_INTERNAL,

@@ -567,10 +567,11 @@ rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const cha
 	}
 	if ((rc = check_not_inline(&d, table, ntable, err)))
 		goto fail;
-	/* the key already a table (a dotted key below it, or its own header): no array fits */
+	/* the key already a table (a dotted key below it, or its own header, [tool.uv.key]):
+	 * no array fits */
 	for (size_t i = 0; i < d.nst; i++) {
 		unsigned ln, col;
-		if (!path_under(&d.st[i].path, full, ntable + 1, true))
+		if (!path_under(&d.st[i].path, full, ntable + 1, false))
 			continue;
 		line_col(&d, d.st[i].line_start, &ln, &col);
 		rc = rr_fail_at(err, RR_E_UNSUPPORTED, d.path, ln, col, NULL,
@@ -668,6 +669,186 @@ done:
 	*ret = rr_strbuf_detach(&out, NULL);
 	return RR_OK;
 fail:
+	doc_release(&d);
+	return rc;
+}
+
+/* one string of an array and the line it sits on */
+struct arr_item {
+	size_t start;      /* the string's first byte (its quote) */
+	size_t line_start; /* its line's */
+	size_t cut_end;    /* ours: where removing it ends (past the line break when alone) */
+	bool alone;        /* only blanks before it on its line */
+	bool ours;         /* the comment right after it (and its comma) starts with the mark */
+};
+
+/* does the comment at c (its '#') start with mark, blanks aside? */
+static bool comment_is(const char *text, size_t c, size_t end, const char *mark)
+{
+	size_t m = strlen(mark);
+
+	c++;
+	while (c < end && (text[c] == ' ' || text[c] == '\t'))
+		c++;
+	return end - c >= m && memcmp(text + c, mark, m) == 0;
+}
+
+/* the strings of the array value at [vs, ve) ('[' ... ']'), in order */
+static rr_err array_items(const struct doc *d, const char *key, size_t vs, size_t ve,
+			  const char *mark, struct arr_item **ret, size_t *nret, rr_error *err)
+{
+	const char *t = d->s;
+	size_t cap = 0;
+
+	for (size_t i = vs + 1; i < ve - 1;) {
+		char c = t[i];
+		if (c == '"' || c == '\'') {
+			struct arr_item *it = &RR_PUSH(*ret, *nret, cap);
+			size_t end = scan_string(d, i, NULL), j, ls;
+			if (!end)
+				return scan_fail(d, i, "a string", err);
+			memset(it, 0, sizeof(*it));
+			it->start = i;
+			for (ls = i; ls > 0 && t[ls - 1] != '\n'; ls--)
+				;
+			it->line_start = ls;
+			it->alone = skip_blank(d, ls) == i;
+			j = skip_blank(d, end);
+			if (j < ve - 1 && t[j] == ',')
+				j = skip_blank(d, j + 1);
+			if (j < ve - 1 && t[j] == '#') {
+				size_t ce = skip_comment(d, j);
+				it->ours = mark && comment_is(t, j, ce, mark);
+				/* alone on its line: the whole line goes; else from the string on */
+				it->cut_end = it->alone ? skip_newline(d, ce) : ce;
+				if (!it->alone && ce > 0 && t[ce - 1] == '\r')
+					it->cut_end = ce - 1;
+			}
+			i = end;
+			continue;
+		}
+		if (c == '#') {
+			i = skip_comment(d, i);
+			continue;
+		}
+		if (c != ',' && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			unsigned line, col;
+			line_col(d, vs, &line, &col);
+			return rr_fail_at(err, RR_E_PARSE, d->path, line, col, NULL,
+					  "'%s' must be an array of strings", key);
+		}
+		i++;
+	}
+	return RR_OK;
+}
+
+rr_err rr_tomledit_set_ours(const char *path, const char *text, size_t len,
+			    const char *const *table, size_t ntable, const char *key,
+			    const char *mark, const char *const *lines, size_t nlines, char **ret,
+			    size_t *retlen, rr_error *err)
+{
+	struct doc d;
+	const char *full[16];
+	const struct stmt *st;
+	struct arr_item *items = NULL;
+	size_t nitems = 0, ins, pos = 0;
+	const struct arr_item *first_ours = NULL;
+	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf block = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf indent = RR_STRBUF_INIT;
+	bool inline_start = false, inserted = false;
+	rr_err rc;
+
+	rc = open_doc(&d, path, text, len, table, ntable, key, full, &st, err);
+	if (rc)
+		return rc;
+	if (!st) {
+		/* no such key: a new array of the lines, added as rr_tomledit_set adds a key */
+		doc_release(&d);
+		if (!nlines) {
+			*ret = rr_xstrndup(text, len);
+			*retlen = len;
+			return RR_OK;
+		}
+		rr_strbuf_adds(&block, "[\n");
+		for (size_t i = 0; i < nlines; i++)
+			rr_strbuf_addf(&block, "    %s\n", lines[i]);
+		rr_strbuf_adds(&block, "]");
+		return rr_tomledit_set(path, text, len, table, ntable, key, block.buf, ret, retlen,
+				       err);
+	}
+	if (st->val_first != '[') {
+		unsigned line, col;
+		line_col(&d, st->val_start, &line, &col);
+		doc_release(&d);
+		return rr_fail_at(err, RR_E_PARSE, path, line, col, NULL,
+				  "'%s' must be an array of strings", key);
+	}
+	if ((rc = array_items(&d, key, st->val_start, st->val_end, mark, &items, &nitems, err)))
+		goto out;
+	/* the indentation of the user's entries, else four spaces */
+	for (size_t i = 0; i < nitems && !indent.len; i++)
+		if (items[i].alone && items[i].start > items[i].line_start)
+			rr_strbuf_add(&indent, text + items[i].line_start,
+				      items[i].start - items[i].line_start);
+	if (!indent.len)
+		rr_strbuf_adds(&indent, "    ");
+	/* where ours go: where the first of ours was, else at the array's start */
+	for (size_t i = 0; i < nitems && !first_ours; i++)
+		if (items[i].ours)
+			first_ours = &items[i];
+	if (first_ours && first_ours->alone) {
+		ins = first_ours->line_start;
+	} else {
+		size_t k = skip_blank(&d, st->val_start + 1);
+		if (k < d.n && text[k] == '#')
+			k = skip_comment(&d, k);
+		if (k < d.n && (text[k] == '\n' || text[k] == '\r') && skip_newline(&d, k) > k) {
+			ins = skip_newline(&d, k);
+		} else {
+			/* the user's first entry on the '[' line: ours on lines before it */
+			ins = st->val_start + 1;
+			inline_start = true;
+		}
+	}
+	if (nlines) {
+		if (inline_start)
+			rr_strbuf_adds(&block, d.nl);
+		for (size_t i = 0; i < nlines; i++) {
+			rr_strbuf_add(&block, indent.buf, indent.len);
+			add_with_nl(&block, lines[i], d.nl);
+			rr_strbuf_adds(&block, d.nl);
+		}
+		if (inline_start && text[skip_blank(&d, ins)] != ']')
+			rr_strbuf_add(&block, indent.buf, indent.len);
+	}
+	/* the text with ours cut out and the block put in */
+	for (size_t i = 0; i < nitems; i++) {
+		if (!items[i].ours)
+			continue;
+		if (!inserted && ins <= items[i].start) {
+			rr_strbuf_add(&out, text + pos, ins - pos);
+			rr_strbuf_add(&out, block.buf, block.len);
+			pos = ins;
+			inserted = true;
+		}
+		{
+			size_t from = items[i].alone ? items[i].line_start : items[i].start;
+			if (from > pos)
+				rr_strbuf_add(&out, text + pos, from - pos);
+			pos = items[i].cut_end > pos ? items[i].cut_end : pos;
+		}
+	}
+	if (!inserted) {
+		rr_strbuf_add(&out, text + pos, ins > pos ? ins - pos : 0);
+		rr_strbuf_add(&out, block.buf, block.len);
+		pos = ins > pos ? ins : pos;
+	}
+	rr_strbuf_add(&out, text + pos, len - pos);
+	*retlen = out.len;
+	*ret = rr_strbuf_detach(&out, NULL);
+out:
+	free(items);
 	doc_release(&d);
 	return rc;
 }

@@ -165,6 +165,13 @@ static void test_inline_refused(void **state)
 	assert_int_equal(err.line, 2);
 	assert_non_null(strstr(err.msg, "'exclude-dependencies' is a table here"));
 	rr_error_release(&err);
+	/* the key a table by its own header: the same (fuzz-tomledit found it) */
+	static const char t5[] = "[tool.uv.exclude-dependencies]\t\t";
+	assert_int_equal(rr_tomledit_set("p.toml", t5, strlen(t5), TBL, 2, "exclude-dependencies",
+					 ARR2, &out, &n, &err),
+			 RR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "'exclude-dependencies' is a table here"));
+	rr_error_release(&err);
 }
 
 static void test_get_array(void **state)
@@ -231,13 +238,106 @@ static void test_check_edit_catches(void **state)
 	rr_error_release(&err);
 }
 
+/* set_ours on one key; the result compared with want, checked by toml++ (the user's
+ * entries kept), and a second call with the same lines changes nothing */
+static void ours(const char *key, const char *text, const char *const *lines, size_t nlines,
+		 const char *want)
+{
+	rr_error err = RR_ERROR_INIT;
+	char *one = NULL, *two = NULL;
+	size_t n1 = 0, n2 = 0;
+
+	assert_int_equal(rr_toml_check("p.toml", text, strlen(text), &err), RR_OK);
+	if (rr_tomledit_set_ours("p.toml", text, strlen(text), TBL, 2, key, "rocm-resolve:", lines,
+				 nlines, &one, &n1, &err))
+		fail_msg("edit failed: %s", err.msg);
+	if (strcmp(one, want) != 0)
+		fail_msg("got:\n%s\n---- want:\n%s", one, want);
+	if (rr_toml_check("p.toml", one, n1, &err))
+		fail_msg("does not parse: %s\n%s", err.msg, one);
+	if (rr_tomledit_set_ours("p.toml", one, n1, TBL, 2, key, "rocm-resolve:", lines, nlines,
+				 &two, &n2, &err))
+		fail_msg("second edit failed: %s", err.msg);
+	if (n1 != n2 || memcmp(one, two, n1) != 0)
+		fail_msg("not idempotent:\n%s\n---- then:\n%s", one, two);
+	free(one);
+	free(two);
+}
+
+/* issue 28 item 6: the user's entries, comments and commented-out entries stay where and
+ * as they are; only the tool's entries (marked "rocm-resolve:") change */
+static void test_set_ours(void **state)
+{
+	static const char *const ex[] = {"\"torch\",  # rocm-resolve: protected",
+					 "\"triton\",  # rocm-resolve: protected"};
+	static const char *const co[] = {"\"numpy==1.26.4\",  # rocm-resolve: held back"};
+	(void)state;
+
+	/* the array-comment file of issue 28 */
+	ours("constraint-dependencies",
+	     "[tool.uv]\nexclude-dependencies = [\"pywin32\"]  # windows only\n"
+	     "constraint-dependencies = [\n    \"requests<3\",   # mine: corp policy\n"
+	     "    # \"urllib3<2\",\n]\n",
+	     co, 1,
+	     "[tool.uv]\nexclude-dependencies = [\"pywin32\"]  # windows only\n"
+	     "constraint-dependencies = [\n    \"numpy==1.26.4\",  # rocm-resolve: held back\n"
+	     "    \"requests<3\",   # mine: corp policy\n    # \"urllib3<2\",\n]\n");
+	/* the user's entry on the '[' line: ours on lines before it, the trailing comment
+	 * stays on the user's line */
+	ours("exclude-dependencies",
+	     "[tool.uv]\nexclude-dependencies = [\"pywin32\"]  # windows only\n", ex, 2,
+	     "[tool.uv]\nexclude-dependencies = [\n    \"torch\",  # rocm-resolve: protected\n"
+	     "    \"triton\",  # rocm-resolve: protected\n    \"pywin32\"]  # windows only\n");
+	/* an empty array; a comment after '['; the user's indentation */
+	ours("exclude-dependencies", "[tool.uv]\nexclude-dependencies = []\n", ex, 1,
+	     "[tool.uv]\nexclude-dependencies = [\n    \"torch\",  # rocm-resolve: protected\n]\n");
+	ours(
+	    "exclude-dependencies",
+	    "[tool.uv]\nexclude-dependencies = [  # mine\n  \"a\",\n\n  \"b\",  # b!\n]\n", ex, 2,
+	    "[tool.uv]\nexclude-dependencies = [  # mine\n  \"torch\",  # rocm-resolve: protected\n"
+	    "  \"triton\",  # rocm-resolve: protected\n  \"a\",\n\n  \"b\",  # b!\n]\n");
+	/* ours among the user's lines: replaced where they are, stale ones gone, the rest kept */
+	ours("exclude-dependencies",
+	     "[tool.uv]\nexclude-dependencies = [\n  \"a\",  # mine\n"
+	     "  \"old\",  # rocm-resolve: stale\n  \"torch\",  # rocm-resolve: protected\n"
+	     "  # \"c\",\n  \"d\",\n]\n",
+	     ex, 2,
+	     "[tool.uv]\nexclude-dependencies = [\n  \"a\",  # mine\n"
+	     "  \"torch\",  # rocm-resolve: protected\n  \"triton\",  # rocm-resolve: protected\n"
+	     "  # \"c\",\n  \"d\",\n]\n");
+	/* no lines: ours removed, nothing else */
+	ours("exclude-dependencies",
+	     "[tool.uv]\nexclude-dependencies = [\n  \"a\",\n  \"torch\",  # rocm-resolve: p\n]\n",
+	     NULL, 0, "[tool.uv]\nexclude-dependencies = [\n  \"a\",\n]\n");
+	/* ours after the user's entry on one line: from its string on */
+	ours("exclude-dependencies",
+	     "[tool.uv]\nexclude-dependencies = [\n  \"a\", \"torch\",  # rocm-resolve: p\n]\n",
+	     NULL, 0, "[tool.uv]\nexclude-dependencies = [\n  \"a\", \n]\n");
+	/* CRLF, dotted at the top, no final line break */
+	ours("exclude-dependencies",
+	     "tool.uv.exclude-dependencies = [\r\n  \"a\",\r\n]\r\n[project]\r\nname = \"p\"", ex,
+	     1,
+	     "tool.uv.exclude-dependencies = [\r\n  \"torch\",  # rocm-resolve: protected\r\n"
+	     "  \"a\",\r\n]\r\n[project]\r\nname = \"p\"");
+	/* no such key: added, as rr_tomledit_set adds one; none added for no lines */
+	ours("exclude-dependencies", "[project]\nname = \"p\"\n", ex, 1,
+	     "[project]\nname = \"p\"\n\n[tool.uv]\nexclude-dependencies = [\n"
+	     "    \"torch\",  # rocm-resolve: protected\n]\n");
+	ours("exclude-dependencies", "[project]\nname = \"p\"\n", NULL, 0,
+	     "[project]\nname = \"p\"\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_absent),		 cmocka_unit_test(test_existing_table),
-		cmocka_unit_test(test_dotted),		 cmocka_unit_test(test_crlf_and_strings),
-		cmocka_unit_test(test_inline_refused),	 cmocka_unit_test(test_get_array),
-		cmocka_unit_test(test_check_edit_catches),
+	    cmocka_unit_test(test_absent),
+	    cmocka_unit_test(test_existing_table),
+	    cmocka_unit_test(test_dotted),
+	    cmocka_unit_test(test_crlf_and_strings),
+	    cmocka_unit_test(test_inline_refused),
+	    cmocka_unit_test(test_get_array),
+	    cmocka_unit_test(test_check_edit_catches),
+	    cmocka_unit_test(test_set_ours),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
