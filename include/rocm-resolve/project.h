@@ -19,7 +19,8 @@
  *     package the stack holds below its newest release, pinned where the resolution
  *     with the stack fixed put it ("rr-speech==1.0"), and the protected distributions'
  *     own requirements on the rest ("numpy<2" of a ROCm torchvision).
- * Each entry carries its cause as a comment that starts with RR_PROJECT_MARK; an entry of those keys without it is
+ * Each entry carries its cause as a comment that starts with RR_PROJECT_MARK (and names
+ * no path or line: a second edit changes nothing); an entry of those keys without it is
  * the user's and is kept where and as it is (a constraint of the user's also bounds the
  * resolution, as uv will apply it): rr_project_edit replaces only the marked entries
  * (rr_tomledit_set_ours). The keys go into pyproject.toml also with a uv.toml beside it,

@@ -279,8 +279,10 @@ static void from_plan(struct rr_project *p)
 			   d->action == RR_ACT_STRIP) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);
 			RR_AUTOFREE char *why = rr_cause_text(&d->cause);
+			/* what was asked, not where: the comment must not change with the file's
+			 * layout or with how its directory was named */
 			ours(&p->excludes, key,
-			     rr_xasprintf("%s; asked for at %s", why, d->source));
+			     rr_xasprintf("%s; the project asks for '%s'", why, d->requirement));
 		}
 	}
 	for (size_t i = 0; i < plan->nholds; i++) {

@@ -194,7 +194,7 @@ def test_uv_toml_beside(tmp):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="rr-project-edit-") as tmp:
-        for t in (test_array_bytes, test_uv_toml_beside):
+        for t in (test_layouts_twice, test_array_bytes, test_uv_toml_beside):
             print(f"# {t.__name__}")
             t(tmp)
     print(f"{checks['passed']} passed, {checks['failed']} failed")
