@@ -92,6 +92,8 @@ struct rr_index_event {
 	bool head;		    /* a HEAD request */
 	double start_s, end_s;	    /* when it started and ended, seconds since the client was made */
 	double connect_s;	    /* setting up its connection took (TCP, TLS), 0: one reused */
+	int resent; /* libcurl sent it again this many times itself (a reused connection had
+		     * died): requests on the wire beyond this one */
 };
 
 struct rr_target;

@@ -56,6 +56,10 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 		fprintf(stderr, ", %.3f-%.3f s", ev->start_s, ev->end_s);
 		if (ev->connect_s > 0)
 			fprintf(stderr, ", new connection %.3f s", ev->connect_s);
+		if (ev->resent)
+			fprintf(stderr,
+				", sent %d more time%s by libcurl (a reused connection had died)",
+				ev->resent, ev->resent == 1 ? "" : "s");
 		fputc('\n', stderr);
 	}
 	if (!s->tty || s->verbosity < 0 || now - s->progress_ms < 100)

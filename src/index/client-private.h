@@ -90,6 +90,9 @@ struct rr_index_client {
 	struct rr_index_project fl_files; /* every file the locations list */
 	size_t max_page;
 	long long heuristic_ttl;
+	/* the --timeout deadline (rr_fetch_now_ms time, 0: none): it bounds the hashing and
+	 * reading of what arrived as well as the transfers */
+	long long deadline_ms;
 	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
 	size_t pages_spilled;
 	/* asynchronous work */

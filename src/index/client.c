@@ -108,6 +108,7 @@ rr_err rr_index_client_new(const struct rr_index_opts *o, struct rr_index_client
 			   : o->heuristic_ttl_s < 0 ? -1
 						    : o->heuristic_ttl_s;
 	fo.deadline_ms = o->deadline_ms;
+	c->deadline_ms = o->deadline_ms;
 	if (o->retries < 0)
 		fo.retries = 0;
 	if ((rc = rr_fetcher_new(&fo, &c->fetcher, err)) != RR_OK) {

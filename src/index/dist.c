@@ -84,9 +84,10 @@ static bool first_done(const struct member *ms, size_t n)
 	return ms[0].best >= ms[0].enough;
 }
 
-/* data/len in memory, or fd >= 0: the members ms[0..n) (ms[0] must be found) */
+/* data/len in memory, or fd >= 0: the members ms[0..n) (ms[0] must be found); reading
+ * stops at deadline_ms (rr_fetch_now_ms time, 0: none) as a transfer would */
 static rr_err extract(const void *data, size_t len, int fd, const char *filename, struct member *ms,
-		      size_t n, members_done done, rr_error *err)
+		      size_t n, members_done done, long long deadline_ms, rr_error *err)
 {
 	struct archive *a;
 	struct archive_entry *ent;
@@ -111,6 +112,13 @@ static rr_err extract(const void *data, size_t len, int fd, const char *filename
 		struct member *m = NULL;
 		int rank = 0;
 		la_int64_t size;
+		if (deadline_ms && rr_fetch_now_ms() >= deadline_ms) {
+			rc = rr_fail(err, RR_E_NETWORK,
+				     "%s: the time allowed for index requests ran out (--timeout) "
+				     "while it was read",
+				     filename);
+			goto out;
+		}
 		if (!path)
 			continue;
 		if (path[0] == '.' && path[1] == '/')
@@ -182,7 +190,7 @@ static rr_err extract_one(const void *data, size_t len, int fd, const char *file
 			  struct rr_strbuf *out, rr_error *err)
 {
 	struct member m = {pick, prefix, enough, what, 0, RR_STRBUF_INIT};
-	rr_err rc = extract(data, len, fd, filename, &m, 1, first_done, err);
+	rr_err rc = extract(data, len, fd, filename, &m, 1, first_done, 0, err);
 
 	if (!rc) {
 		rr_strbuf_reset(out);
@@ -259,14 +267,14 @@ static bool names_this_sdist(const char *text, size_t len, const char *filename)
  * that stops before it), a static pyproject.toml is enough.
  */
 static rr_err sdist_meta(const void *data, size_t len, int fd, const char *filename,
-			 struct rr_strbuf *out, rr_error *err)
+			 long long deadline_ms, struct rr_strbuf *out, rr_error *err)
 {
 	struct member ms[2] = {
 	    {pick_pkginfo, NULL, 1, "PKG-INFO", 0, RR_STRBUF_INIT},
 	    {pick_pyproject, NULL, 1, "pyproject.toml", 0, RR_STRBUF_INIT},
 	};
 	const char *why;
-	rr_err rc = extract(data, len, fd, filename, ms, 2, sdist_done, err);
+	rr_err rc = extract(data, len, fd, filename, ms, 2, sdist_done, deadline_ms, err);
 
 	if ((!rc && !rr_dist_pkginfo_static(ms[0].got.buf, ms[0].got.len, &why)) ||
 	    (rc == RR_E_ARCHIVE && !ms[0].best)) {
@@ -317,16 +325,16 @@ rr_err rr_dist_wheel_metadata(const void *data, size_t len, const char *filename
 rr_err rr_dist_sdist_pkginfo(const void *data, size_t len, const char *filename,
 			     struct rr_strbuf *out, rr_error *err)
 {
-	return sdist_meta(data, len, -1, filename, out, err);
+	return sdist_meta(data, len, -1, filename, 0, out, err);
 }
 
-rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *out,
-				rr_error *err)
+rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, long long deadline_ms,
+				struct rr_strbuf *out, rr_error *err)
 {
 	if (lseek(fd, 0, SEEK_SET) != 0)
 		return rr_fail(err, RR_E_IO, "%s: cannot rewind the download: %s", filename,
 			       strerror(errno));
-	return sdist_meta(NULL, 0, fd, filename, out, err);
+	return sdist_meta(NULL, 0, fd, filename, deadline_ms, out, err);
 }
 
 /* len bytes at off, exactly */

@@ -227,6 +227,7 @@ struct slot {
 	bool deadline_capped;   /* its timeout is the time left before the deadline */
 	bool stalled;           /* given up by the stall check, not by curl */
 	long long start_ms;     /* this attempt began */
+	int resent;             /* libcurl sent the request again by itself (on_debug) */
 };
 
 /*
@@ -399,6 +400,23 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/*
+ * libcurl sends a request again by itself, on a fresh connection, when the reused one
+ * it went out on had died before any answer (or an HTTP/2 stream was refused), and says
+ * so only in its verbose text: each such resend is counted, so that the attempts the
+ * user is told are the requests made on the wire (the rest of the text is dropped)
+ */
+static int on_debug(CURL *h, curl_infotype type, char *data, size_t size, void *ud)
+{
+	static const char said[] = "retrying a fresh connect";
+	struct slot *s = ud;
+
+	(void)h;
+	if (type == CURLINFO_TEXT && memmem(data, size, said, sizeof(said) - 1))
+		s->resent++;
+	return 0;
+}
+
 static void setup_easy(struct rr_fetcher *f, struct slot *s)
 {
 	struct rr_fetch *r = s->r;
@@ -415,6 +433,7 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	s->stalled = false;
 	s->deadline_capped = false;
 	s->start_ms = now_ms();
+	s->resent = 0;
 	rr_strbuf_reset(&r->body);
 	r->body_size = 0;
 	r->total_size = -1;
@@ -433,6 +452,9 @@ static void setup_easy(struct rr_fetcher *f, struct slot *s)
 	rr_curl.easy_setopt(e, CURLOPT_WRITEDATA, s);
 	rr_curl.easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	rr_curl.easy_setopt(e, CURLOPT_HEADERDATA, s);
+	rr_curl.easy_setopt(e, CURLOPT_DEBUGFUNCTION, on_debug);
+	rr_curl.easy_setopt(e, CURLOPT_DEBUGDATA, s);
+	rr_curl.easy_setopt(e, CURLOPT_VERBOSE, 1L);
 	rr_curl.easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
 	rr_curl.easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -543,6 +565,8 @@ static bool finish(struct rr_fetcher *f, struct slot *s, CURLcode rc)
 	rr_curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
 	rr_curl.easy_getinfo(s->easy, CURLINFO_EFFECTIVE_URL, &eff);
 	r->status = status;
+	/* libcurl's own resends were attempts too: counted, and they use up the retries */
+	r->attempts += s->resent;
 	{
 		curl_off_t cl = -1;
 		if (rr_curl.easy_getinfo(s->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
@@ -649,6 +673,7 @@ static void tell(struct rr_fetcher *f, struct slot *s)
 	ev.start_s = (double)(s->start_ms - f->t0_ms) / 1000.0;
 	ev.end_s = (double)(now_ms() - f->t0_ms) / 1000.0;
 	ev.connect_s = nconn > 0 ? (double)conn_us / 1e6 : 0.0;
+	ev.resent = s->resent;
 	f->o.observe(f->o.observe_ctx, &ev);
 }
 

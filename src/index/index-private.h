@@ -315,8 +315,9 @@ char *rr_dist_wheel_prefix(const char *filename);
 /* the same, read from a (spilled) file: never the whole file in memory */
 rr_err rr_dist_wheel_metadata_fd(int fd, const char *filename, struct rr_strbuf *out,
 				 rr_error *err);
-rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, struct rr_strbuf *out,
-				rr_error *err);
+/* deadline_ms (rr_fetch_now_ms time, 0: none): reading past it fails as --timeout does */
+rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, long long deadline_ms,
+				struct rr_strbuf *out, rr_error *err);
 /* a zip member's bytes (stored or raw deflate) to its content, checking size and CRC */
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
 			  const char *what, struct rr_strbuf *out, rr_error *err);

@@ -30,7 +30,7 @@ rr_err rr_index_local_metadata(const char *path, struct rr_strbuf *out, const ch
 	if (rc)
 		return rc;
 	rc = wheel ? rr_dist_wheel_metadata_fd(fd, base, out, err)
-		   : rr_dist_sdist_pkginfo_fd(fd, base, out, err);
+		   : rr_dist_sdist_pkginfo_fd(fd, base, 0, out, err);
 	close(fd);
 	if (!rc && !wheel && !rr_dist_pkginfo_static(out->buf, out->len, ret_unknown) &&
 	    !*ret_unknown)

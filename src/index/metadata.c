@@ -59,8 +59,9 @@ static char *percent_decode(const char *s)
 	return rr_strbuf_detach(&sb, NULL);
 }
 
-/* the sha256 of a spilled download, read back in pieces */
-static rr_err check_sha_fd(const char *what_url, const char *want, int fd, rr_error *err)
+/* the sha256 of a spilled download, read back in pieces, within the deadline */
+static rr_err check_sha_fd(const char *what_url, const char *want, int fd, long long deadline_ms,
+			   rr_error *err)
 {
 	struct rr_sha256 h;
 	unsigned char d[32];
@@ -71,7 +72,16 @@ static rr_err check_sha_fd(const char *what_url, const char *want, int fd, rr_er
 	if (!want)
 		return RR_OK;
 	rr_sha256_init(&h);
-	for (;;) {
+	for (unsigned n = 0;; n++) {
+		/* every 4 MiB: hashing 1.5 GiB takes seconds */
+		if (deadline_ms && n % 64 == 0 && rr_fetch_now_ms() >= deadline_ms) {
+			RR_AUTOFREE char *u = rr_url_redact(what_url);
+			return rr_fail(
+			    err, RR_E_NETWORK,
+			    "%s: the time allowed for index requests ran out (--timeout) "
+			    "while its sha256 was checked",
+			    u);
+		}
 		ssize_t r = pread(fd, buf, sizeof(buf), off);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -159,12 +169,12 @@ rr_err rr_index_meta_absorb_file(struct rr_index_client *c, const struct rr_inde
 	rr_err rc;
 
 	c->whole_files++;
-	if ((rc = check_sha_fd(f->url, f->sha256, fd, err)))
+	if ((rc = check_sha_fd(f->url, f->sha256, fd, c->deadline_ms, err)))
 		return rc;
 	if (f->is_wheel)
 		rc = rr_dist_wheel_metadata_fd(fd, f->filename, &md, err);
 	else
-		rc = rr_dist_sdist_pkginfo_fd(fd, f->filename, &md, err);
+		rc = rr_dist_sdist_pkginfo_fd(fd, f->filename, c->deadline_ms, &md, err);
 	return rr_index_meta_absorb_extract(c, f, rc, &md, err);
 }
 

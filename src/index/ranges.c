@@ -336,7 +336,7 @@ static rr_err chunk_read(struct rr_index_client *c, struct rr_index_dist_job *j,
 		j->stage = ST_DONE;
 		return rr_index_meta_absorb_file(c, j->f, j->acc_fd, err);
 	}
-	rc = rr_dist_sdist_pkginfo_fd(j->acc_fd, j->f->filename, &md, err);
+	rc = rr_dist_sdist_pkginfo_fd(j->acc_fd, j->f->filename, c->deadline_ms, &md, err);
 	if (rc == RR_OK || rc == RR_E_LIMIT) {
 		j->stage = ST_DONE;
 		return rr_index_meta_absorb_extract(c, j->f, rc, &md, err);

@@ -7,13 +7,18 @@ caf3dbd (see the comment on each):
     naming the field, stdout only the fail-closed line; nothing reaches a plan line;
   - NUL: a NUL in a TOML string no longer cuts it short (version "2.32\\u00005" was
     planned as requests==2.32, "torch\\u0000evil" taken as torch)."""
+import hashlib
+import http.server
 import json
 import os
+import re
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -315,6 +320,148 @@ def test_write_sees_save(tmp, url):
           (p.stderr.decode(errors="replace") if p else "") + now)
 
 
+class Wire:
+    """an index on 127.0.0.1 that answers 404 with keep-alive to every path but those
+    holding /idna/, whose requests it reads and then drops: libcurl reuses a kept-alive
+    connection for idna, finds it dead and sends the request again by itself"""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.idna = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.handle, args=(c,), daemon=True).start()
+
+    def handle(self, c):
+        buf = b""
+        with c:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(4096)
+                    if not d:
+                        return
+                    buf += d
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                if b"/idna/" in head.split(b"\r\n")[0]:
+                    with self.lock:
+                        self.idna += 1
+                    return
+                c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+
+
+def test_wire_attempts(tmp):
+    """33.5: caf3dbd said "after 4 attempts" while libcurl had sent the request again by
+    itself on fresh connections (9 requests on the wire): now each resend counts (and
+    uses up the retries), and -vv says so"""
+    w = Wire()
+    req = os.path.join(tmp, "idna.txt")
+    write(req, "idna\n")
+    p = run(["plan", "-vv", "--no-cache", "--venv", venv, "-i",
+             f"http://127.0.0.1:{w.port}/simple/", req])
+    time.sleep(0.2)
+    err = p.stderr.decode(errors="replace") if p else ""
+    m = re.search(r"/simple/idna/: .*\(after (\d+) attempts?\)", err)
+    told = int(m.group(1)) if m else None
+    check(p is not None and p.returncode == 3 and told is not None and told == w.idna,
+          f"the attempts told ({told}) are the requests on the wire ({w.idna})", err[-2000:])
+    check(w.idna > 4 or "more time" in err, "libcurl's own resends happened (and -vv names "
+          "them)", err[-2000:])
+    w.sock.close()
+
+
+class Big(http.server.BaseHTTPRequestHandler):
+    """a project page listing one wheel of SIZE bytes (its sha256 right), the file sent
+    whole whatever Range asks (sendfile: the download is quick)"""
+    protocol_version = "HTTP/1.1"
+    NAME = "bigpkg-1.0-py3-none-any.whl"
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        if self.path == "/simple/bigpkg/":
+            page = json.dumps({"meta": {"api-version": "1.1"}, "name": "bigpkg", "files": [
+                {"filename": self.NAME, "url": "/files/" + self.NAME,
+                 "hashes": {"sha256": self.server.sha}, "size": self.server.size}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+        elif self.path == "/files/" + self.NAME:
+            self.send_response(200)
+            self.send_header("Content-Length", str(self.server.size))
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                with open(self.server.path, "rb") as f:
+                    self.connection.sendfile(f)
+            except OSError:
+                pass
+        else:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+
+def test_deadline_covers_hashing(tmp):
+    """33.5: caf3dbd checked --timeout around the transfers only: the sha256 of a large
+    wheel that arrived in time was computed to the end (--timeout 2 against 1500 MiB
+    ended after about 6 s). Calibrated: a first run without a tight deadline says when
+    the download ends (D) and how long hashing and reading take (H); the second run gets
+    a deadline a quarter into the hashing and must end near it, not 3/4 H later"""
+    path = os.path.join(tmp, "big.whl")
+    size = 768 << 20
+    with open(path, "wb") as f:
+        f.truncate(size)  # zeros: sparse on disk, hashed at full cost
+    h = hashlib.sha256()
+    zeros = bytes(1 << 20)
+    for _ in range(size >> 20):
+        h.update(zeros)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Big)
+    srv.sha, srv.size, srv.path = h.hexdigest(), size, path
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}/simple/"
+    req = os.path.join(tmp, "big.txt")
+    write(req, "bigpkg\n")
+    args = ["plan", "-vv", "--no-cache", "--venv", venv, "-i", url]
+    t0 = time.monotonic()
+    p = run(args + ["--timeout", "600", req], timeout=600)
+    total = time.monotonic() - t0
+    err = p.stderr.decode(errors="replace") if p else ""
+    m = re.search(r"GET \S+/files/bigpkg\S+ -> 200 \((\d+) bytes\).*?, [0-9.]+-([0-9.]+) s", err)
+    if not m or int(m.group(1)) != size:
+        check(False, "the calibration run downloads the whole wheel", err[-2000:])
+        return
+    dl = float(m.group(2))
+    rest = total - dl
+    if rest < 2.0:
+        print(f"skip: hashing {size >> 20} MiB took {rest:.2f} s here, too quick to tell")
+        srv.shutdown()
+        return
+    limit = int(dl + rest / 4 + 0.999)
+    t0 = time.monotonic()
+    p = run(args + ["--timeout", str(limit), req], timeout=600)
+    took = time.monotonic() - t0
+    err = p.stderr.decode(errors="replace") if p else ""
+    check(p is not None and took < limit + max(0.5, rest / 4) and
+          (took < limit or (p.returncode == 3 and "--timeout" in err)),
+          f"--timeout {limit} with the download done at {dl:.1f} s and {rest:.1f} s of hashing "
+          f"and reading after it: ends at {took:.1f} s, naming --timeout", err[-1500:])
+    srv.shutdown()
+
+
 def main():
     server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"),
                                "--world", os.path.join(src, "fixtures", "index", "world.txt")],
@@ -324,6 +471,9 @@ def main():
         check(url.startswith("http://127.0.0.1:"), "the fixture index runs", url)
         with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
             for t in (test_text_rule, test_text_rule_other_inputs, test_nul, test_lock_linear):
+                print(f"# {t.__name__}")
+                t(tmp)
+            for t in (test_wire_attempts, test_deadline_covers_hashing):
                 print(f"# {t.__name__}")
                 t(tmp)
             for t in (test_write_sees_save,):
