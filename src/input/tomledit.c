@@ -476,6 +476,18 @@ rr_err rr_tomledit_get_array(const char *path, const char *text, size_t len,
 				rc = scan_fail(&d, i, "a string", err);
 				break;
 			}
+			/* an entry becomes a requirement or a name of the resolution: one line of
+			 * text, no NUL that would cut it short (the rule of rr_text_check) */
+			{
+				RR_AUTOFREE char *field = rr_xasprintf("an entry of '%s'", key);
+				unsigned ln, co;
+				line_col(&d, i, &ln, &co);
+				if ((rc = rr_text_check(sb.buf, sb.len, false, field, err))) {
+					rr_error_set_origin(err, path, ln, co + 1, NULL);
+					rr_strbuf_release(&sb);
+					break;
+				}
+			}
 			ret->v = rr_xrealloc(ret->v, (ret->n + 1) * sizeof(*ret->v));
 			e = &ret->v[ret->n++];
 			memset(e, 0, sizeof(*e));

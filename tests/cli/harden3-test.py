@@ -236,6 +236,15 @@ def test_nul(tmp):
               field in err and p.stdout == FAIL_CLOSED,
               f"NUL in {sub}/{name} {field}: exit 2, not cut short",
               f"rc={p.returncode if p else None}\n{err}\n{p.stdout if p else ''}")
+    # the user's [tool.uv] constraint that project reads: caf3dbd took it as "requests"
+    write(os.path.join(d, "e", "pyproject.toml"),
+          PYPROJECT.replace("@IDNA@", '"idna"') + '\n[tool.uv]\nconstraint-dependencies = [\n'
+          '    "requests\\u0000 @ file:///etc/passwd",\n]\n')
+    p = run(["project", "--no-index", "-q", "--venv", venv, "."], cwd=os.path.join(d, "e"))
+    err = p.stderr.decode(errors="replace") if p else ""
+    check(p is not None and p.returncode == 2 and "pyproject.toml:11:6:" in err and
+          "an entry of 'constraint-dependencies' holds U+0000" in err,
+          "NUL in a [tool.uv] constraint: project exits 2 at its place", err)
 
 
 def big_uv_lock(path, n, chain):

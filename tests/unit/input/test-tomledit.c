@@ -212,6 +212,23 @@ static void test_get_array(void **state)
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.col, 24);
 	rr_error_release(&err);
+	/* issue 33: a NUL or a line break in an entry is refused, not cut short (caf3dbd
+	 * read "requests\u0000 @ file:///etc/passwd" as "requests") */
+	static const char nul[] = "[tool.uv]\nconstraint-dependencies = [\n"
+				  "  \"requests\\u0000 @ file:///etc/passwd\",\n]\n";
+	assert_int_equal(rr_tomledit_get_array("p.toml", nul, strlen(nul), TBL, 2,
+					       "constraint-dependencies", &a, &err),
+			 RR_E_PARSE);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.col, 4);
+	assert_non_null(strstr(err.msg, "an entry of 'constraint-dependencies' holds U+0000"));
+	rr_error_release(&err);
+	static const char lf[] = "[tool.uv]\nexclude-dependencies = [\"a\\nb\"]\n";
+	assert_int_equal(rr_tomledit_get_array("p.toml", lf, strlen(lf), TBL, 2,
+					       "exclude-dependencies", &a, &err),
+			 RR_E_PARSE);
+	assert_non_null(strstr(err.msg, "U+000A"));
+	rr_error_release(&err);
 }
 
 /* the checker itself: an edit that touches another byte's meaning is caught */
