@@ -11,7 +11,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -162,6 +164,19 @@ static rr_err store_dir_for(const struct rr_install_opts *o, const struct rr_flo
 	return RR_OK;
 }
 
+/* the venv's site directory and the protected environments it bridges (NULL-terminated) */
+static const char **venv_sites(const struct rr_venv *v, size_t *n)
+{
+	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
+
+	*n = 0;
+	if (v->site_packages)
+		sites[(*n)++] = v->site_packages;
+	for (size_t i = 0; i < v->nbridged_sites; i++)
+		sites[(*n)++] = v->bridged_sites[i];
+	return sites;
+}
+
 /* the store could not be made or written: nothing was installed, and the user is told so */
 static rr_err store_failed(rr_err rc, rr_error *err)
 {
@@ -181,15 +196,12 @@ static rr_err take_snapshot(const struct rr_install_opts *o, const struct rr_flo
 	const struct rr_venv *v = rr_flow_venv(f);
 	const struct rr_stack *stack = rr_flow_stack(f);
 	struct rr_store_dist *dists = rr_xcalloc(stack->n + 1, sizeof(*dists));
-	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
-	struct rr_store_spec spec = {.venv_root = v->root, .sites = sites, .dists = dists};
+	struct rr_store_spec spec = {.venv_root = v->root, .dists = dists};
+	const char **sites = venv_sites(v, &spec.nsites);
 	struct rr_store_stats st;
 	rr_err rc;
 
-	if (v->site_packages)
-		sites[spec.nsites++] = v->site_packages;
-	for (size_t i = 0; i < v->nbridged_sites; i++)
-		sites[spec.nsites++] = v->bridged_sites[i];
+	spec.sites = sites;
 	for (size_t i = 0; i < stack->n; i++) {
 		const struct rr_protected *p = &stack->items[i];
 		if (!p->dist || p->dist->egg_info)
@@ -219,18 +231,14 @@ static rr_err check_and_repair(const struct rr_install_opts *o, const struct rr_
 			       bool *damaged, rr_error *err)
 {
 	const struct rr_venv *v = rr_flow_venv(f);
-	const char **sites = rr_xcalloc(v->nbridged_sites + 2, sizeof(*sites));
-	size_t nsites = 0;
+	size_t nsites;
+	const char **sites = venv_sites(v, &nsites);
 	struct rr_store *snap = NULL;
 	struct rr_store_result r = {0}, again = {0};
 	struct rr_install_check c = {.who = who, .full = flags & RR_STORE_FULL, .found = &r};
 	rr_err rc;
 
 	*repaired = *damaged = false;
-	if (v->site_packages)
-		sites[nsites++] = v->site_packages;
-	for (size_t i = 0; i < v->nbridged_sites; i++)
-		sites[nsites++] = v->bridged_sites[i];
 	rc = rr_store_load(dir, &snap, err);
 	if (!rc)
 		rc = rr_store_validate(snap, v->root, sites, nsites, err);
@@ -257,6 +265,53 @@ static rr_err check_and_repair(const struct rr_install_opts *o, const struct rr_
 	rr_store_result_release(&r);
 	rr_store_result_release(&again);
 	rr_store_free(snap);
+	return rc;
+}
+
+/*
+ * no distribution has replaced a protected one since the last snapshot (a plain `pip
+ * install torch` outside rocm-resolve): the venv would no longer show the stack, and a plan
+ * made now would be made for the intruder. restore puts the stack back first. Files that
+ * merely differ are repaired after the installer, as always. No snapshot yet, or one
+ * restore would not trust: nothing to compare, the later steps say what they find
+ */
+static rr_err check_unchanged(const struct rr_install_opts *o, const struct rr_flow *f,
+			      rr_error *err)
+{
+	const struct rr_venv *v = rr_flow_venv(f);
+	RR_AUTOFREE char *dir = rr_install_store_dir(o, v->root);
+	size_t nsites;
+	const char **sites = NULL;
+	struct rr_store *snap = NULL;
+	struct rr_store_result r = {0};
+	rr_error ignored = RR_ERROR_INIT;
+	rr_err rc = RR_OK;
+
+	if (!dir || !has_manifest(dir))
+		return RR_OK;
+	sites = venv_sites(v, &nsites);
+	if (rr_store_load(dir, &snap, &ignored) ||
+	    rr_store_validate(snap, v->root, sites, nsites, &ignored)) {
+		rr_error_release(&ignored);
+	} else if (rr_store_check(snap, 0, &r, &ignored)) {
+		rr_error_release(&ignored);
+	} else if (r.nintruders) {
+		size_t more = r.nintruders - 1 + r.nchanged;
+		char and_more[48] = "";
+
+		if (more)
+			snprintf(and_more, sizeof(and_more), ", and %zu more difference%s", more,
+				 more == 1 ? "" : "s");
+		rc = rr_fail(err, RR_E_ENV,
+			     "the protected stack changed since the last snapshot, outside "
+			     "rocm-resolve: %s%s; nothing was installed. Put the stack back with "
+			     "`rocm-resolve restore` first (or, if the change was meant, move '%s' "
+			     "away: that gives up the snapshot and its copies for good)",
+			     r.intruders[0], and_more, dir);
+	}
+	rr_store_result_release(&r);
+	rr_store_free(snap);
+	free(sites);
 	return rc;
 }
 
@@ -482,9 +537,44 @@ static bool has_dist(const struct rr_venv *v, const char *key)
 	return false;
 }
 
+/* "'name' (uid N)", or "uid N" for an id with no name */
+static char *user_name(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	return pw ? rr_xasprintf("'%s' (uid %u)", pw->pw_name, (unsigned)uid)
+		  : rr_xasprintf("uid %u", (unsigned)uid);
+}
+
+/* "'name' (gid N)" or "gid N"; bare: what usermod -aG takes, the name or the number */
+static char *group_name(gid_t gid, bool bare)
+{
+	struct group *gr = getgrgid(gid);
+
+	if (bare)
+		return gr ? rr_xstrdup(gr->gr_name) : rr_xasprintf("%u", (unsigned)gid);
+	return gr ? rr_xasprintf("'%s' (gid %u)", gr->gr_name, (unsigned)gid)
+		  : rr_xasprintf("gid %u", (unsigned)gid);
+}
+
+static bool in_group(gid_t gid)
+{
+	gid_t groups[256];
+	int n = getgroups((int)RR_ARRAY_LEN(groups), groups);
+
+	if (gid == getgid() || gid == getegid())
+		return true;
+	for (int i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
 /*
  * the installer writes the site directory and bin/: said before anything is planned or
- * kept, with what to do (a devcontainer's remoteUser over a root-owned /opt/venv)
+ * kept, with what to do (a devcontainer's remoteUser over a root-owned /opt/venv; a group
+ * that may write it but that the user is not in, as after the devcontainer CLI renumbered
+ * the user's own group)
  */
 static rr_err check_writable(const struct rr_venv *v, rr_error *err)
 {
@@ -495,14 +585,31 @@ static rr_err check_writable(const struct rr_venv *v, rr_error *err)
 	for (size_t i = 0; i < RR_ARRAY_LEN(dirs); i++) {
 		if (!dirs[i] || stat(dirs[i], &st) || access(dirs[i], W_OK) == 0)
 			continue;
-		return rr_fail(err, RR_E_ENV,
-			       "cannot write '%s' (owner uid %u, group gid %u, mode %03o) as uid %u: "
-			       "nothing was installed. Run install as a user who can write the venv "
-			       "(in a devcontainer: at image build time, as root), or let your group "
-			       "write it: sudo chgrp -R %u %s && sudo chmod -R g+rwX %s",
-			       dirs[i], (unsigned)st.st_uid, (unsigned)st.st_gid,
-			       (unsigned)(st.st_mode & 0777), (unsigned)getuid(), (unsigned)getgid(),
-			       v->root, v->root);
+		RR_AUTOFREE char *owner = user_name(st.st_uid);
+		RR_AUTOFREE char *group = group_name(st.st_gid, false);
+		RR_AUTOFREE char *gname = group_name(st.st_gid, true);
+		RR_AUTOFREE char *me = user_name(getuid());
+
+		if ((st.st_mode & S_IWGRP) && !in_group(st.st_gid))
+			return rr_fail(
+			    err, RR_E_ENV,
+			    "cannot write '%s' (owner %s, group %s, mode %03o) as %s: "
+			    "nothing was installed. Group %s may write the venv, but %s is "
+			    "not in it: as root, add the user to that group (usermod -aG "
+			    "%s USER), then start a new login or container (in a devcontainer, "
+			    "the rocm-resolve Feature's venvGroupWrite makes a group of its own "
+			    "for the remoteUser, which the CLI's GID renumbering leaves alone)",
+			    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me, group, me,
+			    gname);
+		return rr_fail(
+		    err, RR_E_ENV,
+		    "cannot write '%s' (owner %s, group %s, mode %03o) as %s: nothing was "
+		    "installed. Run install as a user who can write the venv (in a "
+		    "devcontainer: at image build time, as root), or give the venv's "
+		    "directories to a group that user is in: in a devcontainer, the "
+		    "rocm-resolve Feature's venvGroupWrite option (on by default) does it "
+		    "for the remoteUser",
+		    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me);
 	}
 	return RR_OK;
 }
@@ -598,6 +705,8 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_OPENED, .flow = t.flow});
 	r->dry_run = dry_run(o);
 	if (!r->dry_run && (rc = check_writable(rr_flow_venv(t.flow), err)))
+		goto out;
+	if ((rc = check_unchanged(o, t.flow, err)))
 		goto out;
 	rc = rr_flow_plan(t.flow, &t.fo, err);
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_PLANNED, .flow = t.flow});

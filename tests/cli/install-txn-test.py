@@ -72,18 +72,24 @@ add_dist("requests", "2.32.0", {"requests/__init__.py": b"# requests\n"})
 if mode in ("clobber", "clobber-fail"):
     write("triton/__init__.py", b"# CUDA triton from PyPI\n")
     os.unlink(os.path.join(site, "triton/_C/libtriton.so"))
-elif mode == "replace":
-    # PyPI triton 3.5.1 replacing the ROCm build: the old dist-info and its files go first
+elif mode in ("replace", "torch"):
+    # PyPI's build replacing the ROCm one (triton 3.5.1; torch 2.10.0, as a plain
+    # `pip install torch` outside rocm-resolve does): the old dist-info and its files go first
     import glob, shutil
-    old = glob.glob(os.path.join(site, "triton-3.5.1+rocm*.dist-info"))[0]
+    name = "triton-3.5.1" if mode == "replace" else "torch-2.9.1"
+    old = glob.glob(os.path.join(site, name + "+rocm*.dist-info"))[0]
     for line in open(os.path.join(old, "RECORD")):
         p = os.path.join(site, line.split(",")[0])
         if os.path.isfile(p):
             os.unlink(p)
     shutil.rmtree(old)
-    add_dist("triton", "3.5.1", {"triton/__init__.py": b"# CUDA triton\n",
-                                 "triton/_C/libtriton.so": b"\x7fELF CUDA\n",
-                                 "triton/backends/nvidia/driver.py": b"# nvidia\n"})
+    if mode == "replace":
+        add_dist("triton", "3.5.1", {"triton/__init__.py": b"# CUDA triton\n",
+                                     "triton/_C/libtriton.so": b"\x7fELF CUDA\n",
+                                     "triton/backends/nvidia/driver.py": b"# nvidia\n"})
+    else:
+        add_dist("torch", "2.10.0", {"torch/__init__.py": b"# CUDA torch\n",
+                                     "torch/version.py": b"__version__ = '2.10.0'\ncuda = '12.8'\nhip = None\n"})
 elif mode == "intruder":
     # another distribution shipping the protected triton/ module, next to the ROCm one
     add_dist("pytorch-triton", "3.5.0", {"triton/__init__.py": b"# pytorch-triton\n",
@@ -469,9 +475,27 @@ def main():
             r = subprocess.run(["/usr/bin/env"] + [exe, "install", "--no-index", "--venv", c.venv, c.req],
                                capture_output=True, text=True, env=dict(c.env("clobber"), HOME=c.dir),
                                timeout=120, preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
-            check(r.returncode == 3 and "cannot write" in r.stderr and "chmod -R g+rwX" in r.stderr
+            check(r.returncode == 3 and "cannot write" in r.stderr and "venvGroupWrite" in r.stderr
+                  and "'nobody' (uid 65534)" in r.stderr and "sudo" not in r.stderr
                   and "running" not in r.stderr and not os.listdir(c.state) and not os.path.exists(c.log),
                   "non-root: install as uid 65534 is refused before anything, with what to do", show(r))
+            # the venv's directories given to a group the user is not in (as after the
+            # devcontainer CLI renumbered the user's own group): said, with the group's name
+            for d, dirs, _ in os.walk(c.venv):
+                for x in [d] + [os.path.join(d, y) for y in dirs]:
+                    if not os.path.islink(x):
+                        os.chown(x, 0, 100)
+                        os.chmod(x, os.stat(x).st_mode | 0o070)
+            grp_name = __import__("grp").getgrgid(100).gr_name
+            r = subprocess.run([exe, "install", "--no-index", "--venv", c.venv, c.req],
+                               capture_output=True, text=True, env=dict(c.env("clobber"), HOME=c.dir),
+                               timeout=120,
+                               preexec_fn=lambda: (os.setgroups([]), os.setgid(65534), os.setuid(65534)))
+            check(r.returncode == 3 and f"group '{grp_name}' (gid 100)" in r.stderr
+                  and f"Group '{grp_name}' (gid 100) may write the venv, but 'nobody' (uid 65534) is not in it"
+                  in r.stderr and f"usermod -aG {grp_name} USER" in r.stderr
+                  and "venvGroupWrite" in r.stderr and not os.path.exists(c.log),
+                  "non-root: a group that may write the venv but the user is not in is named", show(r))
         else:
             print("# not root: the other-user case (install as uid 65534) is skipped")
 
@@ -496,6 +520,34 @@ def main():
               "replaced outside: restore brings the ROCm build back, big library included", show(r))
         r = c.install("none")
         check(r.returncode == 0, "replaced outside: then install works again", show(r))
+
+        # 18b. `pip install torch` outside rocm-resolve after an install: the next install
+        #      does not plan against the CUDA torch (which made an input's torch==2.4.0 the
+        #      culprit, exit 2); it exits 3 before planning, naming what changed and
+        #      restore; restore then lists every file it put back once, not twice
+        c = Case(tmp, "torch-clobbered")
+        r = c.install("none")
+        check(r.returncode == 0, "torch clobbered: a first install exits 0", show(r))
+        env = c.env("torch")
+        subprocess.run([os.path.join(c.bin, "uv")], env=env, check=True)
+        os.unlink(c.log)
+        with open(c.req, "w") as f:
+            f.write("torch==2.4.0\nrequests\n")
+        r = c.install("none")
+        err = r.stderr.split("error:", 1)[-1]
+        check(r.returncode == 3 and "changed since the last snapshot" in err
+              and "torch 2.10.0 (torch-2.10.0.dist-info) replaces protected torch 2.9.1+rocm" in err
+              and "`rocm-resolve restore` first" in err and "torch==2.4.0" not in r.stderr
+              and not os.path.exists(c.log),
+              "torch clobbered: install exits 3 before planning, naming the CUDA torch and "
+              "restore; runs nothing", show(r))
+        r = subprocess.run([exe, "restore", "--venv", c.venv], capture_output=True, text=True, env=env, timeout=60)
+        listed = [l.strip().split(" (of ")[0] for l in r.stdout.splitlines() if l.startswith("    ")
+                  or (l.startswith("  ") and "/" in l and " " not in l.strip())]
+        check(r.returncode == 0 and not record_problems(c.venv) and "torch/version.py" in listed
+              and len(listed) == len(set(listed))
+              and "restored from the snapshot: the" in r.stdout,
+              "torch clobbered: restore puts torch back and lists each file once", show(r))
 
         # 19. a store that cannot be written (the state directory is a file here; a full disk,
         #     a read-only home): the environment's problem, exit 3, the installer never runs
