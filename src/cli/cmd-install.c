@@ -59,7 +59,13 @@ static void print_check(struct view *w, const struct rr_install_check *c)
 	print_list(f, "  files:", r->changed, r->nchanged);
 	print_list(f, "  distributions that clash with it:", r->intruders, r->nintruders);
 	print_list(f, "rocm-resolve: removed:", r->removed, r->nremoved);
-	print_list(f, "rocm-resolve: restored from the snapshot:", r->restored, r->nrestored);
+	/* every file listed above put back: said once, not listed a second time */
+	if (r->nrestored && r->nrestored + r->nlost == r->nchanged && !r->nlost)
+		fprintf(f, "rocm-resolve: restored from the snapshot: the %zu file%s above\n",
+			r->nrestored, r->nrestored == 1 ? "" : "s");
+	else
+		print_list(f, "rocm-resolve: restored from the snapshot:", r->restored,
+			   r->nrestored);
 	print_list(f, "rocm-resolve: error: could not restore:", r->lost, r->nlost);
 	if (again && (again->nchanged || again->nintruders)) {
 		fprintf(f, "rocm-resolve: error: the protected stack still differs from the "
