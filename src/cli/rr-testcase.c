@@ -5,10 +5,11 @@
  *   rr-testcase [-v] FILE|DIR...   run; prints PASS|FAIL|SKIP <file>, then a count
  *   rr-testcase -r FILE            print the actual result of every question
  *   rr-testcase --options          the run options a scenario's `option` line takes
- *   rr-testcase --help
+ *   rr-testcase -h | --help | --version
  *
  * The format is described in man/rocm-resolve-scenario.5. Exit status: 0
- * when everything passed, 1 when something failed, 77 when all were skipped.
+ * when everything passed, 1 when something failed, 2 for a usage error or a
+ * file that cannot be read, 77 when all were skipped.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 	fputs("usage: rr-testcase [-v] FILE|DIR...   run scenarios (.t files)\n"
 	      "       rr-testcase -r FILE            print the actual results, as result blocks\n"
 	      "       rr-testcase --options          the run options an `option` line takes\n"
+	      "Replays a bug report `rocm-resolve --write-testcase DIR` wrote (DIR/case.t).\n"
 	      "See rocm-resolve-scenario(5). Exit status: 0 all passed, 1 a failure, 2 usage,\n"
 	      "77 all skipped.\n",
 	      f);
@@ -53,6 +55,10 @@ int main(int argc, char **argv)
 	int failed = 0;
 	int skipped = 0;
 
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		struct rr_strv files = RR_STRV_INIT;
 		DIR *d;
@@ -70,6 +76,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--options")) {
 			print_options();
+			return 0;
+		}
+		if (!strcmp(argv[i], "--version")) {
+			printf("rr-testcase %s\n", RR_VERSION);
 			return 0;
 		}
 		if (argv[i][0] == '-') {
