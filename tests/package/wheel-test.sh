@@ -141,65 +141,117 @@ check "rr-testcase (console script) replays a --write-testcase report (rc=$rc)" 
 	bash -c '[ $1 = 0 ] && grep -q "^PASS .*case.t$" <<<"$0"' "$out" $rc
 check "rr-testcase is bundled next to rocm-resolve" test -x "$(dirname "$exe")/rr-testcase"
 
-# the devcontainer Feature's install.sh (run here outside a container, into WORKDIR)
+# the devcontainer Feature's install.sh (run here outside a container, into WORKDIR,
+# with no remoteUser: what it does to users, groups and a venv is tested in a chroot, by
+# tests/package/devcontainer-test.py, never on this machine's own /etc)
 ex=$src/examples/devcontainer
-check "devcontainer-feature.json: id rocm-resolve, options version, wheel, prefix, venv, venvGroupWrite" \
+check "devcontainer-feature.json: id rocm-resolve, options version, index, wheel, prefix, venv, venvGroupWrite; after common-utils" \
 	"$py" -c 'import json,sys; f=json.load(open(sys.argv[1])); assert f["id"]=="rocm-resolve", f
-assert set(f["options"])=={"version","wheel","prefix","venv","venvGroupWrite"}, f["options"]' "$ex/rocm-resolve/devcontainer-feature.json"
-check "devcontainer.json uses the Feature and installs requirements.txt after create" \
+assert set(f["options"])=={"version","index","wheel","prefix","venv","venvGroupWrite"}, f["options"]
+assert "ghcr.io/devcontainers/features/common-utils" in f["installsAfter"], f' "$ex/rocm-resolve/devcontainer-feature.json"
+check "devcontainer.json uses the Feature, installs requirements.txt after create, adds video and render" \
 	"$py" -c 'import json,re,sys; t=re.sub(r"(?m)^\s*//.*$", "", open(sys.argv[1]).read()); d=json.loads(t)
 assert "./rocm-resolve" in d["features"], d
 assert d["postCreateCommand"]=="rocm-resolve install requirements.txt", d
+assert {"--group-add=video", "--group-add=render"} <= set(d["runArgs"]), d
 assert d["remoteUser"] not in ("", "root") and d["features"]["./rocm-resolve"]["venvGroupWrite"], d' "$ex/devcontainer.json"
 feat=$work/feature
 mkdir -p "$feat"
 cp -r "$ex/rocm-resolve" "$feat/src"
 cp "$whl" "$feat/src/"
+fsh() { # fsh LOG VAR=VALUE... : the Feature's install.sh, offline, with those options
+	local log=$1
+	shift
+	env -u PIP_FIND_LINKS -u _REMOTE_USER PIP_NO_INDEX=1 BINDIR="$feat/bin" MANDIR="$feat/man" "$@" \
+		sh "$feat/src/install.sh" >"$log" 2>&1
+}
+unchanged() { # unchanged DIR LISTING : DIR's files, modes and contents as LISTING says
+	[ "$(cd "$1" && find . -printf '%p %m %s\n' | sort)" = "$2" ]
+}
+listing() { (cd "$1" && find . -printf '%p %m %s\n' | sort); }
 # prefix=/opt/venv must never delete the stack: a prefix holding files the Feature did
 # not create is refused, and nothing in it changes
 mkdir -p "$feat/stack/lib"
 echo "the ROCm torch" >"$feat/stack/lib/torch"
-env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/stack" BINDIR="$feat/bin0" MANDIR="$feat/man0" \
-	sh "$feat/src/install.sh" >"$feat/log" 2>&1
+: >"$feat/stack/pyvenv.cfg"
+before=$(listing "$feat/stack")
+fsh "$feat/log" PREFIX="$feat/stack"
 rc=$?
 check "the Feature refuses a prefix holding files it did not create (rc=$rc), changing nothing" \
-	bash -c '[ $1 != 0 ] && grep -q "did not create" "$0" && [ "$(cat "$2/lib/torch")" = "the ROCm torch" ] &&
-		[ "$(ls -A "$2")" = lib ]' "$feat/log" $rc "$feat/stack"
-# a non-root remoteUser: the venv becomes writable by that user's group (as root only)
-mkdir -p "$feat/venv/lib"
-echo x >"$feat/venv/lib/f"
-remote=
-[ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && remote=nobody
+	bash -c '[ $1 != 0 ] && grep -q "did not create" "$0" && grep -q "Nothing was changed" "$0" &&
+		[ ! -e "$2" ]' "$feat/log" $rc "$feat/bin"
+check "... the stack is as it was" unchanged "$feat/stack" "$before"
+# prefix equal to venv, or inside it: refused before anything
+fsh "$feat/log" PREFIX="$feat/stack/" VENV="$feat/stack"
+rc=$?
+check "prefix equal to venv is refused (rc=$rc)" \
+	bash -c '[ $1 != 0 ] && grep -q "is the venv .* or inside it" "$0"' "$feat/log" $rc
+fsh "$feat/log" PREFIX="$feat/stack/tool" VENV="$feat/stack"
+rc=$?
+check "prefix inside the venv is refused (rc=$rc), nothing made" \
+	bash -c '[ $1 != 0 ] && grep -q "or inside it" "$0" && [ ! -e "$2" ]' "$feat/log" $rc "$feat/stack/tool"
+# the README's Dockerfile made /opt/rocm-resolve by hand: the refusal says so and does
+# not recommend the very directory it refused
+mkdir -p "$feat/byhand/bin"
+: >"$feat/byhand/bin/rocm-resolve"
+fsh "$feat/log" PREFIX="$feat/byhand"
+rc=$?
+check "a prefix holding a rocm-resolve installed another way is refused, saying so (rc=$rc)" \
+	bash -c '[ $1 != 0 ] && grep -q "already holds a rocm-resolve this Feature did not install" "$0" &&
+		! grep -q "/opt/rocm-resolve" "$0"' "$feat/log" $rc
+# a rocm-resolve on PATH that is not the Feature's is not replaced silently
+mkdir -p "$feat/bin"
+echo "#!/bin/sh" >"$feat/bin/rocm-resolve"
+fsh "$feat/log" PREFIX="$feat/prefix0"
+rc=$?
+check "an existing BINDIR/rocm-resolve that is not the Feature's is refused (rc=$rc), left alone" \
+	bash -c '[ $1 != 0 ] && grep -q "already exists and is not this Feature" "$0" &&
+		[ "$(cat "$2")" = "#!/bin/sh" ] && [ ! -e "$3" ]' "$feat/log" $rc "$feat/bin/rocm-resolve" "$feat/prefix0"
+rm -r "$feat/bin"
 # no WHEEL option: the wheel next to install.sh, offline
-if env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
-	VENV="$feat/venv" _REMOTE_USER="$remote" sh "$feat/src/install.sh" >"$feat/log" 2>&1; then
+if fsh "$feat/log" PREFIX="$feat/prefix"; then
 	out=$(envrun "$feat/bin/rocm-resolve" --version 2>&1)
 	check "the Feature installs the wheel next to install.sh and links the command" \
 		test "$out" = "rocm-resolve $version"
 	check "... and the man page" test -s "$feat/man/man1/rocm-resolve.1"
-	check "... and rr-testcase" test -x "$feat/bin/rr-testcase"
-	if [ -n "$remote" ]; then
-		g=$(id -gn nobody)
-		check "remoteUser nobody: the venv is group $g and group-writable" \
-			bash -c '[ "$(stat -c %G "$0/lib/f")" = "$1" ] && [ -n "$(find "$0" -perm -g+w -name f)" ]' \
-			"$feat/venv" "$g"
-	else
-		echo "# not root: the remoteUser group-write case is skipped"
-	fi
-	env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix" BINDIR="$feat/bin" MANDIR="$feat/man" \
-		sh "$feat/src/install.sh" >"$feat/log" 2>&1
+	check "... and rr-testcase, whose --help answers" \
+		bash -c '"$0" --help | grep -q "^usage: rr-testcase"' "$feat/bin/rr-testcase"
+	fsh "$feat/log" PREFIX="$feat/prefix"
 	rc=$?
-	check "the Feature replaces its own prefix when run again (rc=$rc)" test $rc = 0
+	check "the Feature replaces its own prefix and links when run again (rc=$rc)" test $rc = 0
 else
 	cat "$feat/log"
 	bad "the Feature's install.sh with the wheel next to it"
 fi
+rm -r "$feat/bin"
 rm "$feat/src/"rocm_resolve-*.whl
-env -u PIP_FIND_LINKS PIP_NO_INDEX=1 PREFIX="$feat/prefix2" BINDIR="$feat/bin2" MANDIR="$feat/man2" \
+# no wheel: never a bare name from an index as root; version and index both, or nothing
+fsh "$feat/log" PREFIX="$feat/prefix2"
+rc=$?
+check "no wheel, no version and index: the Feature fails (rc=$rc) saying what to give, installs nothing" \
+	bash -c '[ $1 != 0 ] && grep -q "give both .version. (an exact version) and .index." "$0" &&
+		grep -q "bootstrap wheel" "$0" && [ ! -e "$2" ]' "$feat/log" $rc "$feat/prefix2"
+fsh "$feat/log" PREFIX="$feat/prefix2" VERSION="$version"
+rc=$?
+check "a version without an index is refused too (rc=$rc)" \
+	bash -c '[ $1 != 0 ] && grep -q "give both" "$0" && [ ! -e "$2" ]' "$feat/log" $rc "$feat/prefix2"
+fsh "$feat/log" PREFIX="$feat/prefix2" VERSION=">=0.1" INDEX="file://$feat/index"
+rc=$?
+check "a specifier is not an exact version (rc=$rc)" \
+	bash -c '[ $1 != 0 ] && grep -q "is not a version" "$0"' "$feat/log" $rc
+# an index of our own (PEP 503, file://) serving the wheel: version and index install it
+mkdir -p "$feat/index/rocm-resolve"
+cp "$whl" "$feat/index/rocm-resolve/"
+printf '<!DOCTYPE html><html><body><a href="%s">%s</a></body></html>\n' "$base" "$base" \
+	>"$feat/index/rocm-resolve/index.html"
+env -u PIP_FIND_LINKS -u PIP_NO_INDEX -u PIP_INDEX_URL -u _REMOTE_USER BINDIR="$feat/bin" \
+	MANDIR="$feat/man" PREFIX="$feat/prefix2" VERSION="$version" INDEX="file://$feat/index" \
 	sh "$feat/src/install.sh" >"$feat/log" 2>&1
 rc=$?
-check "no wheel and no PyPI: the Feature fails (rc=$rc) saying how to build one" \
-	bash -c '[ $1 != 0 ] && grep -q "hint: .*bootstrap wheel" "$0"' "$feat/log" $rc
+out=$(envrun "$feat/bin/rocm-resolve" --version 2>&1)
+check "version and index: rocm-resolve==$version from that index (rc=$rc, '$out')" \
+	bash -c '[ $1 = 0 ] && [ "$2" = "rocm-resolve $3" ]' "$feat/log" $rc "$out" "$version"
+[ $rc = 0 ] || cat "$feat/log"
 
 # uv's ways in, offline, in throwaway tool and cache dirs
 if command -v uv >/dev/null 2>&1; then
