@@ -94,6 +94,9 @@ struct rr_flow_opts {
 	 * may be kept out by an installer exclusion instead of being a conflict: only
 	 * `install` with uv and --uv-excludes can honour that */
 	bool allow_excludes;
+	/* the answer is a lock (--lock): the index's file of each installed version it keeps
+	 * is looked up after the resolution (rr_resolution.installed_files) */
+	bool lock;
 	/* the environment variables (tests); NULL: getenv */
 	const char *(*getenv_fn)(const char *name);
 	/* the world to resolve against; NULL: the indexes, through the HTTP cache */

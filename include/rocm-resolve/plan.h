@@ -138,6 +138,32 @@ struct rr_plan_link {
 	char *location; /* the --find-links location (redacted) */
 };
 
+/*
+ * an installed distribution a lock must list so that syncing to it (`uv pip sync`,
+ * pip-sync: both uninstall what a lock does not list) keeps it: the protected stack and
+ * what it needs as installed, and what the resolution kept as installed. Never one
+ * reached through a .pth bridge or the base interpreter (uv neither sees nor removes
+ * those), never one the resolution installs a file of
+ */
+struct rr_plan_kept {
+	char *name;
+	char *version;
+	char *why; /* "protected ROCm build", "needed by the protected torchvision 0.24.0" */
+	/* the file it was installed from, where that is known with its sha256: as
+	 * direct_url.json records it, else the index's file of this very version (the
+	 * resolution's res->installed_files); credentials removed. NULL: unknown */
+	char *url, *sha256, *filename, *index_url;
+};
+
+/*
+ * the installed distributions a lock keeps (see struct rr_plan_kept), from the venv, its
+ * protected stack and the resolved closure (res->locked; NULL: none): *ret sorted by name,
+ * url/sha256 as direct_url.json records them; free with rr_plan_kept_release
+ */
+size_t rr_plan_kept_list(const struct rr_venv *v, const struct rr_stack *st,
+			 const struct rr_resolution *res, struct rr_plan_kept **ret);
+void rr_plan_kept_release(struct rr_plan_kept *k, size_t n);
+
 /* a transitive package the resolution holds back for the stack */
 struct rr_plan_hold {
 	char *name;
@@ -196,6 +222,9 @@ struct rr_plan {
 	size_t nfiles;
 	/* chosen releases whose dependencies are only known after a build */
 	size_t nunknown;
+	/* with a resolution: what a lock keeps as installed, by name */
+	struct rr_plan_kept *kept;
+	size_t nkept;
 	/* protected distributions reached through a .pth bridge (a project .venv over
 	 * /opt/venv): pip sees them, uv does not, so uv must be told to exclude them */
 	char **bridged;
@@ -246,10 +275,18 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out);
 /*
  * --lock --format pylock: the same closure as a PEP 751 pylock.toml (one file per
- * package, with its index, URL, size and sha256); the protected stack recorded in
- * [tool.rocm-resolve], never an entry (src/plan/pylock.c)
+ * package, with its index, URL, size and sha256), and what it keeps as installed
+ * (p->kept) named by the file each was installed from; the stack, the strips and the
+ * holds recorded in [tool.rocm-resolve] (src/plan/pylock.c). Refuse first where
+ * rr_plan_pylock_unnamed finds one whose file is unknown
  */
 void rr_plan_format_pylock(const struct rr_plan *p, struct rr_strbuf *out);
+/*
+ * a distribution the lock keeps as installed whose file is unknown (no direct_url.json
+ * hash, no index file of that version), else NULL: a pylock.toml entry must name a file,
+ * and without the entry `uv pip sync` would remove it, so no pylock.toml is written then
+ */
+const struct rr_plan_kept *rr_plan_pylock_unnamed(const struct rr_plan *p);
 /* true when installing the inputs as written would damage the stack (for `check`):
  * a line that does (a CUDA-only line, another torch, a CUDA index option), a line
  * whose dependencies do as uv or pip would resolve them (p->changes), an exclusion

@@ -104,6 +104,10 @@ struct rr_resolution {
 	size_t npins, cap_pins;
 	struct rr_locked *locked; /* the whole closure, sorted by name */
 	size_t nlocked, cap_locked;
+	/* the index's file of an installed version a lock keeps (rr_plan_kept_list) that no
+	 * direct_url.json names: a pylock.toml entry names it; found after the resolution */
+	struct rr_locked *installed_files;
+	size_t ninstalled_files, cap_installed_files;
 	char **excludes; /* names that must never be installed (CUDA-only, clashing) */
 	size_t nexcludes, cap_excludes;
 	char **warnings;

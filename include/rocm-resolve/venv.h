@@ -59,6 +59,8 @@ struct rr_dist {
 	char *site;		/* the site-packages it lives in */
 	char *installer;	/* INSTALLER contents (trimmed) or NULL */
 	char *direct_url;	/* url from direct_url.json, credentials redacted, or NULL */
+	/* the sha256 direct_url.json records of that archive (64 hex digits), or NULL */
+	char *direct_url_sha256;
 	bool editable, egg_info;
 	struct rr_metadata meta; /* parsed METADATA (requires_dist etc.) */
 	char **top_level;	/* sorted top-level import names from RECORD (or top_level.txt) */

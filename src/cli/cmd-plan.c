@@ -137,9 +137,30 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan)
 		status = write_excludes(cli, plan);
 	if (status != RR_CLI_GO_ON)
 		return status;
-	if (cli->lock && cli->format == RR_FORMAT_PYLOCK)
+	if (cli->lock && !cli->run.no_index) {
+		/* a lock is all of the install: what it leaves out is said, not only commented */
+		size_t left = plan->counts[RR_ACT_STRIP] + plan->nstripped_options;
+		if (left)
+			rr_cli_warn(cli,
+				    "the lock leaves out %zu input line%s (stripped; its comments "
+				    "say why)",
+				    left, left == 1 ? "" : "s");
+	}
+	if (cli->lock && cli->format == RR_FORMAT_PYLOCK) {
+		const struct rr_plan_kept *k = rr_plan_pylock_unnamed(plan);
+		if (k) {
+			rr_cli_error(
+			    RR_E_ENV,
+			    "no pylock.toml that `uv pip sync` could keep the stack with: "
+			    "%s %s (%s) was installed from a file neither its "
+			    "direct_url.json nor an index names, and an entry of a "
+			    "pylock.toml must name one; --lock (a requirements lock) keeps "
+			    "it by its version",
+			    k->name, k->version, k->why);
+			return RR_EXIT_ENV;
+		}
 		rr_plan_format_pylock(plan, &out);
-	else if (cli->lock && !cli->run.no_index)
+	} else if (cli->lock && !cli->run.no_index)
 		rr_plan_format_lock(plan, &out);
 	else if (cli->format == RR_FORMAT_JSON)
 		rr_plan_format_json(plan, &out);

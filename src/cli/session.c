@@ -81,6 +81,7 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->needs_live_env = cli->cmd->flags & RR_CMD_LIVE_ENV;
 	o->sysroot = getenv("RR_SYSROOT");
 	o->record = cli->write_testcase != NULL;
+	o->lock = cli->lock;
 	o->offline_fallback = cli->cmd->flags & RR_CMD_OFFLINE_FALLBACK;
 	o->observe = observe;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */

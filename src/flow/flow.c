@@ -514,6 +514,51 @@ static const char *find_links_of(const struct rr_candidate *c)
 	return file && file->from_find_links ? file->index_url : NULL;
 }
 
+/*
+ * for a lock: the index's file of each installed version the lock keeps that no
+ * direct_url.json names (numpy under a protected torchvision), so that a pylock.toml
+ * can name it and `uv pip sync` keeps the installed one; none found, none said
+ */
+static void find_installed_files(struct rr_flow *f, const struct rr_provider *prov)
+{
+	struct rr_plan_kept *kept = NULL;
+	size_t n = rr_plan_kept_list(f->venv, f->stack, &f->res, &kept);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rr_dist *d = rr_venv_lookup(f->venv, kept[i].name);
+		const struct rr_candidate *cs;
+		size_t nc = 0;
+		rr_error e = RR_ERROR_INIT;
+
+		if (kept[i].url || !d ||
+		    prov->candidates(prov->ctx, d->key, &cs, &nc, &e) != RR_OK) {
+			rr_error_release(&e);
+			continue;
+		}
+		for (size_t c = 0; c < nc; c++) {
+			struct rr_locked_file file = {0};
+			struct rr_locked *l;
+			if (strcmp(cs[c].version_text, kept[i].version) ||
+			    !index_file_of(&cs[c], &file) || !file.url || !file.sha256)
+				continue;
+			l = &RR_PUSH(f->res.installed_files, f->res.ninstalled_files,
+				     f->res.cap_installed_files);
+			memset(l, 0, sizeof(*l));
+			l->name = rr_xstrdup(kept[i].name);
+			l->version = rr_xstrdup(kept[i].version);
+			l->url = rr_strip_credentials(file.url, NULL);
+			l->sha256 = rr_xstrdup(file.sha256);
+			l->filename = file.filename ? rr_xstrdup(file.filename) : NULL;
+			l->index_url = file.index_url ? rr_strip_credentials(file.index_url, NULL)
+						      : NULL;
+			l->size = file.size;
+			l->is_wheel = file.is_wheel;
+			break;
+		}
+	}
+	rr_plan_kept_release(kept, n);
+}
+
 static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const bool *resolvable,
 		      rr_error *err)
 {
@@ -627,6 +672,8 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		f->resolved = true;
 		for (size_t i = 0; i < npw; i++)
 			flow_warn(f, rr_xstrdup(pw[i]));
+		if (o->lock && ip)
+			find_installed_files(f, &prov);
 	} else if (client && (rc == RR_E_PARSE || rc == RR_E_DATA || rc == RR_E_LIMIT ||
 			      rc == RR_E_IO || rc == RR_E_UNSUPPORTED || rc == RR_E_USAGE)) {
 		/* the inputs were parsed before this step: bad data met while resolving

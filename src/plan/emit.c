@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rocm-resolve/json.h"
+#include "rocm-resolve/name.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/resolution.h"
 #include "rocm-resolve/strbuf.h"
@@ -256,6 +257,31 @@ static void add_options_at(const struct rr_plan *p, size_t i, bool check, struct
 	}
 }
 
+/* the stripped lines and options, in file order: "SOURCE: REQ: CAUSE" comments */
+static void write_stripped(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	if (!p->counts[RR_ACT_STRIP] && !p->nstripped_options)
+		return;
+	rr_strbuf_adds(out, "# stripped:\n");
+	for (size_t i = 0; i <= p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		add_options_at(p, i, false, out);
+		if (i == p->ndecisions || d->action != RR_ACT_STRIP)
+			continue;
+		/* "SOURCE: REQ: CAUSE", as check prints it; a long requirement (a URL) is
+		 * cut to keep the line near 120 columns: its source names it whole */
+		const char *cause = d->cause.head;
+		size_t used = 4 + strlen(d->source) + 2 + (d->constraint ? 3 : 0) + 2 +
+			      strlen(cause) + 6;
+		rr_strbuf_addf(out, "#   %s: %s", d->source, d->constraint ? "-c " : "");
+		add_comment_text(out, d->requirement, used < 120 - 30 ? 120 - used : 30);
+		rr_strbuf_adds(out, ": ");
+		/* one sentence, uncut: it names paths, whose length is not ours to cap */
+		add_comment_text(out, cause, 0);
+		rr_strbuf_addch(out, '\n');
+	}
+}
+
 void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t shown_pins = 0;
@@ -315,26 +341,7 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addch(out, '\n');
 		}
 	}
-	if (p->counts[RR_ACT_STRIP] + p->nstripped_options) {
-		rr_strbuf_adds(out, "# stripped:\n");
-		for (size_t i = 0; i <= p->ndecisions; i++) {
-			const struct rr_decision *d = &p->decisions[i];
-			add_options_at(p, i, false, out);
-			if (i == p->ndecisions || d->action != RR_ACT_STRIP)
-				continue;
-			/* "SOURCE: REQ: CAUSE", as check prints it; a long requirement (a URL) is
-			 * cut to keep the line near 120 columns: its source names it whole */
-			const char *cause = d->cause.head;
-			size_t used = 4 + strlen(d->source) + 2 + (d->constraint ? 3 : 0) + 2 +
-				      strlen(cause) + 6;
-			rr_strbuf_addf(out, "#   %s: %s", d->source, d->constraint ? "-c " : "");
-			add_comment_text(out, d->requirement, used < 120 - 30 ? 120 - used : 30);
-			rr_strbuf_adds(out, ": ");
-			/* one sentence, uncut: it names paths, whose length is not ours to cap */
-			add_comment_text(out, cause, 0);
-			rr_strbuf_addch(out, '\n');
-		}
-	}
+	write_stripped(p, out);
 }
 
 /* the plan lines, exactly as the text writer prints them */
@@ -561,22 +568,58 @@ void rr_plan_format_check(const struct rr_plan *p, struct rr_strbuf *out)
 	}
 }
 
+/* the held-back packages and their causes, as comments (the lock pins them already) */
+static void write_held_comments(const struct rr_plan *p, struct rr_strbuf *out)
+{
+	size_t n = p->nholds;
+
+	for (size_t i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].reason == RR_WHY_HELD_BACK;
+	if (!n)
+		return;
+	rr_strbuf_adds(out,
+		       "# held back for the ROCm stack (the newest release would break it):\n");
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (d->reason != RR_WHY_HELD_BACK)
+			continue;
+		rr_strbuf_addf(out, "#   %s: %s==%s: ", d->source, d->name, d->version);
+		add_cause(out, &d->cause, 0);
+		rr_strbuf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < p->nholds; i++) {
+		rr_strbuf_addf(out, "#   %s==%s: ", p->holds[i].name, p->holds[i].version);
+		add_comment_text(out, p->holds[i].why, 0);
+		rr_strbuf_addch(out, '\n');
+	}
+}
+
 void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nfiles; i++)
 		n += !p->files[i].fixed && p->files[i].url;
-	rr_strbuf_addf(out, "# rocm-resolve %s lock for %s: %zu packages to install\n", RR_VERSION,
-		       p->venv, n);
-	rr_strbuf_adds(out, "# install with: uv pip install --no-deps --require-hashes -r -\n");
+	rr_strbuf_addf(out,
+		       "# rocm-resolve %s lock for %s: %zu package%s to install, %zu kept as "
+		       "installed\n",
+		       RR_VERSION, p->venv, n, n == 1 ? "" : "s", p->nkept);
+	rr_strbuf_adds(out, "# install with: uv pip install --no-deps -r FILE (or pip install "
+			    "--no-deps -r FILE);\n# syncing to it (uv pip sync FILE, pip-sync "
+			    "FILE) keeps the protected ROCm stack:\n# it lists it, and what it "
+			    "needs, as installed\n");
+	/* protected builds uv cannot see (a .pth bridge, the base interpreter): neither
+	 * installed nor removed by it, so they stay comments */
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct rr_locked *l = &p->files[i];
-		if (l->fixed)
-			rr_strbuf_addf(out, "# %s==%s  (protected ROCm build, installed)\n", l->name,
-				       l->version);
-		else if (!l->url)
-			rr_strbuf_addf(out, "# %s==%s  (installed, kept)\n", l->name, l->version);
+		bool kept = false;
+		for (size_t k = 0; k < p->nkept && !kept; k++)
+			kept = rr_name_eq(p->kept[k].name, l->name);
+		if (l->fixed && !kept)
+			rr_strbuf_addf(out,
+				       "# %s==%s  (protected ROCm build, outside this venv's "
+				       "own site: no installer line)\n",
+				       l->name, l->version);
 	}
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct rr_locked *l = &p->files[i];
@@ -587,6 +630,17 @@ void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out)
 			rr_strbuf_addf(out, " \\\n    --hash=sha256:%s", l->sha256);
 		rr_strbuf_addch(out, '\n');
 	}
+	if (p->nkept)
+		rr_strbuf_adds(out,
+			       "# kept as installed (no file: never fetched, never removed by a "
+			       "sync):\n");
+	for (size_t i = 0; i < p->nkept; i++) {
+		rr_strbuf_addf(out, "%s==%s  # ", p->kept[i].name, p->kept[i].version);
+		add_comment_text(out, p->kept[i].why, 0);
+		rr_strbuf_addch(out, '\n');
+	}
+	write_held_comments(p, out);
+	write_stripped(p, out);
 }
 
 /* each line of text, prefixed */

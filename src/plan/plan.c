@@ -71,7 +71,7 @@ struct builder {
 	struct rr_marker_env env;
 	char pybuf[16];
 	size_t cap_decisions, cap_warnings, cap_opts, cap_stripped, cap_pins, cap_extra,
-		cap_constraints, cap_inherited, cap_links;
+	    cap_constraints, cap_inherited, cap_links;
 };
 
 static void add_warning(struct builder *b, char *msg_owned)
@@ -856,6 +856,153 @@ static void add_resolution(struct builder *b)
 		add_change(b, &res->changes[i]);
 }
 
+static const struct rr_locked *closure_entry(const struct rr_resolution *res, const char *key)
+{
+	for (size_t i = 0; res && i < res->nlocked; i++)
+		if (rr_name_eq(res->locked[i].name, key))
+			return &res->locked[i];
+	return NULL;
+}
+
+static struct rr_plan_kept *kept_push(struct rr_plan_kept **v, size_t *n, size_t *cap,
+				      const char *name, const char *version, char *why)
+{
+	struct rr_plan_kept *k = &RR_PUSH(*v, *n, *cap);
+
+	memset(k, 0, sizeof(*k));
+	k->name = rr_xstrdup(name);
+	k->version = rr_xstrdup(version);
+	k->why = why;
+	return k;
+}
+
+static int kept_cmp(const void *a, const void *b)
+{
+	return rr_str_casecmp(((const struct rr_plan_kept *)a)->name,
+			      ((const struct rr_plan_kept *)b)->name);
+}
+
+/* the archive d was installed from, when direct_url.json records it with a hash */
+static void kept_direct_url(struct rr_plan_kept *k, const struct rr_dist *d)
+{
+	const char *base;
+
+	if (!d->direct_url || !d->direct_url_sha256 ||
+	    !(rr_str_startswith(d->direct_url, "https://") ||
+	      rr_str_startswith(d->direct_url, "http://") ||
+	      rr_str_startswith(d->direct_url, "file://")) ||
+	    rr_text_unsafe(d->direct_url, strlen(d->direct_url), true, NULL) != SIZE_MAX)
+		return;
+	k->url = rr_strip_credentials(d->direct_url, NULL);
+	k->sha256 = rr_xstrdup(d->direct_url_sha256);
+	base = strrchr(k->url, '/');
+	k->filename = base && base[1] ? rr_xstrdup(base + 1) : NULL;
+}
+
+size_t rr_plan_kept_list(const struct rr_venv *v, const struct rr_stack *st,
+			 const struct rr_resolution *res, struct rr_plan_kept **ret)
+{
+	struct rr_strv queue = RR_STRV_INIT, why = RR_STRV_INIT, seen = RR_STRV_INIT;
+	struct rr_plan_kept *kept = NULL;
+	size_t n = 0, cap = 0;
+	struct rr_marker_env env;
+	char pybuf[16];
+
+	rr_venv_marker_env(v, &env, pybuf);
+	for (size_t i = 0; i < st->n; i++)
+		if (st->items[i].dist && !st->items[i].dist->bridged &&
+		    !st->items[i].dist->inherited) {
+			rr_strv_push(&queue, st->items[i].key);
+			rr_strv_push(&why, "protected ROCm build");
+		}
+	for (size_t q = 0; q < queue.n; q++) {
+		const struct rr_dist *d = rr_venv_lookup(v, queue.v[q]);
+		const struct rr_locked *l;
+		bool dup = false;
+
+		for (size_t k = 0; k < seen.n && !dup; k++)
+			dup = strcmp(seen.v[k], queue.v[q]) == 0;
+		if (dup || !d || d->problem || d->bridged || d->inherited)
+			continue;
+		rr_strv_push(&seen, queue.v[q]);
+		l = closure_entry(res, d->key);
+		if (l && l->url)
+			continue; /* the lock installs a file of it: its line is there */
+		kept_direct_url(
+		    kept_push(&kept, &n, &cap, d->name, d->version_text, rr_xstrdup(why.v[q])), d);
+		for (size_t r = 0; r < d->meta.nrequires_dist; r++) {
+			struct rr_requirement req = RR_REQUIREMENT_INIT;
+			const char *none[] = {""};
+			bool yes = false;
+			if (!rr_requirement_parse(d->meta.requires_dist[r], &req, NULL) &&
+			    req.key && !rr_requirement_applies(&req, &env, none, 1, &yes, NULL) &&
+			    yes) {
+				rr_strv_push(&queue, req.key);
+				rr_strv_take(
+				    &why, rr_xasprintf(
+					      "needed by %s %s%s", d->name, d->version_text,
+					      rr_stack_lookup(st, d->key) ? " (protected)" : ""));
+			}
+			rr_requirement_release(&req);
+		}
+	}
+	/* what the resolution took as installed and nothing above listed */
+	for (size_t i = 0; res && i < res->nlocked; i++) {
+		const struct rr_locked *l = &res->locked[i];
+		bool dup = false;
+		if (l->url || l->fixed)
+			continue;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = rr_name_eq(kept[k].name, l->name);
+		if (!dup)
+			kept_push(&kept, &n, &cap, l->name, l->version,
+				  rr_xstrdup("installed; the resolution keeps it"));
+	}
+	rr_qsort(kept, n, sizeof(*kept), kept_cmp);
+	rr_strv_release(&queue);
+	rr_strv_release(&why);
+	rr_strv_release(&seen);
+	*ret = kept;
+	return n;
+}
+
+void rr_plan_kept_release(struct rr_plan_kept *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(k[i].name);
+		free(k[i].version);
+		free(k[i].why);
+		free(k[i].url);
+		free(k[i].sha256);
+		free(k[i].filename);
+		free(k[i].index_url);
+	}
+	free(k);
+}
+
+/* what a lock keeps as installed, each named by the file it came from where that is known */
+static void add_kept(struct builder *b)
+{
+	const struct rr_resolution *res = b->in->res;
+	struct rr_plan *p = b->plan;
+
+	if (!res)
+		return;
+	p->nkept = rr_plan_kept_list(b->in->venv, b->in->stack, res, &p->kept);
+	for (size_t i = 0; i < p->nkept; i++) {
+		struct rr_plan_kept *k = &p->kept[i];
+		for (size_t j = 0; !k->url && j < res->ninstalled_files; j++) {
+			const struct rr_locked *f = &res->installed_files[j];
+			if (!rr_name_eq(f->name, k->name) || strcmp(f->version, k->version))
+				continue;
+			k->url = rr_xstrdup(f->url);
+			k->sha256 = rr_xstrdup(f->sha256);
+			k->filename = f->filename ? rr_xstrdup(f->filename) : NULL;
+			k->index_url = f->index_url ? rr_xstrdup(f->index_url) : NULL;
+		}
+	}
+}
+
 rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_error *err)
 {
 	struct builder b = {0};
@@ -887,6 +1034,7 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 		decide_item(&b, &rs->items[i], i);
 	add_pins(&b);
 	add_resolution(&b);
+	add_kept(&b);
 	b.plan->resolved = in->res != NULL;
 	b.plan->unresolved = in->unresolved ? rr_xstrdup(in->unresolved) : NULL;
 	b.plan->no_index = rs->no_index;
@@ -1000,6 +1148,7 @@ struct rr_plan *rr_plan_free(struct rr_plan *p)
 	for (size_t i = 0; i < p->nfiles; i++)
 		rr_locked_release(&p->files[i]);
 	free(p->files);
+	rr_plan_kept_release(p->kept, p->nkept);
 	free(p->as_written_unknown);
 	for (size_t i = 0; i < p->nindexes; i++) {
 		free(p->indexes[i].url);

@@ -60,6 +60,9 @@ void rr_resolution_release(struct rr_resolution *r)
 	free(r->pins);
 	for (size_t i = 0; i < r->nlocked; i++)
 		rr_locked_release(&r->locked[i]);
+	for (size_t i = 0; i < r->ninstalled_files; i++)
+		rr_locked_release(&r->installed_files[i]);
+	free(r->installed_files);
 	free(r->locked);
 	for (size_t i = 0; i < r->nexcludes; i++)
 		free(r->excludes[i]);

@@ -188,6 +188,18 @@ static void read_direct_url(struct loader *l, struct rr_dist *d, int dfd, struct
 	dir_info = json_object_get(root, "dir_info");
 	editable = json_object_get(dir_info, "editable");
 	d->editable = json_is_true(editable);
+	{
+		/* the archive's hash as the installer recorded it (PEP 610): a lock may name
+		 * that very file; anything but 64 hex digits is no hash */
+		json_t *sha = json_object_get(
+		    json_object_get(json_object_get(root, "archive_info"), "hashes"), "sha256");
+		const char *h = json_is_string(sha) ? json_string_value(sha) : NULL;
+		bool ok = h && strlen(h) == 64;
+		for (size_t i = 0; ok && i < 64; i++)
+			ok = rr_hex_digit(h[i]) >= 0;
+		if (ok)
+			d->direct_url_sha256 = rr_xstrdup(h);
+	}
 	json_decref(root);
 }
 
@@ -842,6 +854,7 @@ static void release_dist(struct rr_dist *d)
 	free(d->site);
 	free(d->installer);
 	free(d->direct_url);
+	free(d->direct_url_sha256);
 	rr_metadata_release(&d->meta);
 	for (size_t i = 0; i < d->ntop_level; i++)
 		free(d->top_level[i]);

@@ -182,9 +182,11 @@ LAYOUTS = {
 }
 
 
-def build_venv(path, layout, wheeldir=None):
+def build_venv(path, layout, wheeldir=None, from_files=False):
     """A real venv (with pip) holding the fake ROCm stack of LAYOUTS[layout] plus the
-    plain dependencies the images carry, installed by its own pip from local wheels."""
+    plain dependencies the images carry, installed by its own pip from local wheels.
+    from_files: the stack installed as the images install it, each from its file's URL
+    with a #sha256= fragment, so its direct_url.json records the file and its hash."""
     spec = LAYOUTS[layout]
     own_tmp = wheeldir is None
     wheeldir = wheeldir or tempfile.mkdtemp(prefix="rr-e2e-wheels-")
@@ -203,6 +205,12 @@ def build_venv(path, layout, wheeldir=None):
                    extras=[m.group(1) for r in reqs for m in [re.search(r'extra == "([^"]+)"', r)] if m])
         wanted.append(f"{name}=={ver}")
     subprocess.run([PY, "-m", "venv", path], check=True, env=clean_env())
+    if from_files:
+        stack = {norm(name) for name, _, _, _ in spec["stack"]}
+        files = [os.path.join(wheeldir, f) for f in os.listdir(wheeldir) if f.endswith(".whl")]
+        wanted = [w for w in wanted if norm(w.split("==")[0]) not in stack] + [
+            "file://%s#sha256=%s" % (f, hashlib.sha256(open(f, "rb").read()).hexdigest())
+            for f in files if norm(os.path.basename(f).split("-")[0]) in stack]
     r = subprocess.run([os.path.join(path, "bin", "python"), "-m", "pip", "install", "-q", "--no-index",
                         "--find-links", wheeldir] + wanted, capture_output=True, text=True, env=clean_env())
     if own_tmp:

@@ -16,7 +16,9 @@ newest releases need another stack: rr-speech (two levels down, rr-audio-backend
     project venv bridged by `project --bridge` installs only those; `check
     uv.lock` passes; the hand-made recipe's list is replaced in place;
   - `--lock --format pylock` is installed by real `uv pip install -r pylock.toml`
-    into a copy of the stack venv: the stack is byte for byte what it was;
+    into a copy of the stack venv (its stack installed from files whose hashes
+    direct_url.json records, as the images have them): the stack is byte for byte
+    what it was;
   - a project no release can satisfy next to the stack is an error naming it.
 With RR_TRANSCRIPT=FILE the commands and their output are written there."""
 import os
@@ -59,7 +61,7 @@ def main():
             print("    " + str(detail).replace("\n", "\n    "))
 
     try:
-        v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
+        v72 = E.build_venv(os.path.join(work, "v72"), "rocm72", from_files=True)
         cache = os.path.join(work, "rrcache")
         uvenv = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
                             HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"))
@@ -210,11 +212,13 @@ def main():
                 fh.write(r.stdout)
             pl = tomllib.loads(r.stdout) if r.returncode == 0 else {}
             names = {E.norm(p["name"]) for p in pl.get("packages", [])}
-            check("--lock --format pylock: a PEP 751 file with hashes and the index, no protected entry",
+            check("--lock --format pylock: a PEP 751 file with hashes and the index; the protected "
+                  "ones named by the file each was installed from",
                   r.returncode == 0 and pl.get("lock-version") == "1.0" and "rr-speech" in names
-                  and not any(p in names for p in PROTECTED)
-                  and all(w["hashes"]["sha256"] and p["index"] == simple.rstrip("/")
-                          or p["index"] == simple for p in pl.get("packages", []) for w in p.get("wheels", []))
+                  and all(p in names for p in PROTECTED)
+                  and all(w["hashes"]["sha256"] and (p.get("index") in (simple, simple.rstrip("/"))
+                                                     or w["url"].startswith("file://"))
+                          for p in pl.get("packages", []) for w in p.get("wheels", []))
                   and {x["name"] for x in pl["tool"]["rocm-resolve"]["protected"]} >= set(PROTECTED),
                   r.stdout + r.stderr)
             target = os.path.join(work, "target")
