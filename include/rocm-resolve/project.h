@@ -73,6 +73,38 @@ struct rr_project {
 	size_t nwarnings;
 };
 
+/*
+ * the environment uv's project commands use, against the protected one. `uv sync` is
+ * exact (it uninstalls what uv.lock does not hold; no setting changes that, `--inexact`
+ * does), and the lock holds none of the stack: where that environment is the
+ * protected one, plain `uv sync` uninstalls the stack (`uv remove` too; `uv run` and
+ * `uv add` sync inexactly)
+ */
+struct rr_project_env {
+	char *path; /* $UV_PROJECT_ENVIRONMENT (relative: to the project's root), else ROOT/.venv */
+	const char *how; /* "UV_PROJECT_ENVIRONMENT" or ".venv" */
+	bool exists;
+	bool is_protected; /* it is the protected environment (the same directory, or a link to it) */
+	/* $VIRTUAL_ENV when it names the protected environment and path does not: what
+	 * `uv sync --active` syncs into; NULL otherwise */
+	char *active;
+};
+
+/*
+ * where uv syncs the project whose root (workspace root) is root; protected_root is the
+ * protected environment's directory; getenv_fn NULL: getenv
+ */
+void rr_project_env_find(struct rr_project_env *e, const char *root, const char *protected_root,
+			 const char *(*getenv_fn)(const char *));
+/*
+ * what syncing there does to the stack, one message, or NULL when nothing: *fatal when
+ * plain `uv sync` (or `uv sync --active` with no project venv) would uninstall it; the
+ * message then names the one safe command. Caller frees
+ */
+char *rr_project_env_hazard(const struct rr_project_env *e, const struct rr_project *p,
+			    bool *fatal);
+void rr_project_env_release(struct rr_project_env *e);
+
 /* read the project file and open the flow on it (policy, inputs, environment, stack) */
 rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
 		       rr_error *err) RR_WUR;

@@ -5,6 +5,7 @@
  * project venv's bridge to the protected environment (--bridge).
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +21,10 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 
-/* the project venv uv uses: $UV_PROJECT_ENVIRONMENT (relative to DIR), else DIR/.venv */
-static char *project_venv(const char *dir)
-{
-	const char *env = getenv("UV_PROJECT_ENVIRONMENT");
-
-	if (env && *env)
-		return env[0] == '/' ? rr_xstrdup(env) : rr_xasprintf("%s/%s", dir, env);
-	return rr_xasprintf("%s/.venv", dir);
-}
-
 /*
  * the protected environment is never the project's own venv: with that venv
- * activated, $VIRTUAL_ENV names it, so it is passed over for the next rule
+ * activated, $VIRTUAL_ENV names it, so it is passed over for the next rule -
+ * unless it holds torch itself (the image's venv used as the project's)
  */
 static const char *hidden_venv;
 static const char *env_without_project(const char *name)
@@ -45,6 +37,17 @@ static const char *env_without_project(const char *name)
 			return NULL;
 	}
 	return v;
+}
+
+/* does the venv's own site-packages hold torch? */
+static bool holds_torch(const char *venv)
+{
+	RR_AUTOFREE char *pattern = rr_xasprintf("%s/lib/python*/site-packages/torch", venv);
+	glob_t g;
+	bool yes = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+
+	globfree(&g);
+	return yes;
 }
 
 static int report_error(rr_error *err, rr_err rc)
@@ -131,8 +134,10 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	bool is_dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
 	RR_AUTOFREE char *dir = NULL;
 	RR_AUTOFREE char *pyproject = NULL;
-	RR_AUTOFREE char *venv_path = NULL;
 	RR_AUTOFREE char *venv_real = NULL;
+	RR_AUTOFREE char *hazard = NULL;
+	struct rr_project_env env;
+	bool fatal = false;
 	struct rr_flow_opts o;
 	struct rr_project *p = NULL;
 	rr_error err = RR_ERROR_INIT;
@@ -149,15 +154,25 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		dir = slash ? rr_xstrndup(arg, (size_t)(slash - arg)) : rr_xstrdup(".");
 		pyproject = rr_xstrdup(arg);
 	}
-	venv_path = project_venv(dir);
-	venv_real = realpath(venv_path, NULL);
+	rr_project_env_find(&env, dir, NULL, NULL);
+	venv_real = realpath(env.path, NULL);
+	rr_project_env_release(&env);
 	rr_session_fill_opts(&o, cli, true);
 	o.observe = NULL; /* the progress line belongs to a session */
-	hidden_venv = venv_real;
+	hidden_venv = venv_real && !holds_torch(venv_real) ? venv_real : NULL;
 	o.getenv_fn = env_without_project;
 	rc = rr_project_open(&o, pyproject, &p, &err);
 	if (rc)
 		return report_error(&err, rc);
+	rr_project_env_find(&env, dir, rr_flow_venv(p->flow)->root, NULL);
+	if (cli->bridge && env.is_protected) {
+		fprintf(stderr,
+			"rocm-resolve: error: --bridge: the project environment %s (%s) is "
+			"the protected environment %s itself: there is nothing to bridge\n",
+			env.path, env.how, rr_flow_venv(p->flow)->root);
+		status = RR_EXIT_USAGE;
+		goto out;
+	}
 	w = rr_flow_warnings(p->flow, &before);
 	for (size_t i = 0; i < before; i++)
 		rr_cli_warn(cli, "%s", w[i]);
@@ -169,6 +184,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		status = report_error(&err, rc);
 		goto out;
 	}
+	hazard = rr_project_env_hazard(&env, p, &fatal);
 	/* the plan's notes; its strips are no strips here (an unmet requirement is the error
 	 * below) */
 	for (size_t i = 0; i < rr_flow_get_plan(p->flow)->nwarnings; i++)
@@ -200,7 +216,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	if (cli->check_only) {
 		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
 		if (rr_project_compare(p, &why)) {
-			if (cli->verbosity >= 0)
+			if (cli->verbosity >= 0 && !fatal)
 				fprintf(stderr,
 					"rocm-resolve: ok: the [tool.uv] settings of %s keep the "
 					"ROCm stack of %s\n",
@@ -243,10 +259,20 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			status = RR_EXIT_ENV;
 		}
 	}
-	if (status == RR_CLI_GO_ON)
-		status = check_venv(cli, venv_path, rr_flow_venv(p->flow));
+	if (hazard && fatal) {
+		RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
+		rr_strbuf_add_printable(&shown, hazard);
+		fprintf(stderr, "rocm-resolve: error: %s\n", shown.buf);
+		if (status < RR_EXIT_NO)
+			status = RR_EXIT_NO;
+	} else if (hazard) {
+		rr_cli_warn(cli, "%s", hazard);
+	}
+	if (status == RR_CLI_GO_ON && !env.is_protected)
+		status = check_venv(cli, env.path, rr_flow_venv(p->flow));
 out:
 	hidden_venv = NULL;
+	rr_project_env_release(&env);
 	rr_project_free(p);
 	return status;
 }

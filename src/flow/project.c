@@ -508,6 +508,93 @@ bool rr_project_compare(const struct rr_project *p, struct rr_strbuf *why)
 	return ok;
 }
 
+/* ---- the project environment ------------------------------------------- */
+
+static bool same_dir(const char *a, const char *b)
+{
+	RR_AUTOFREE char *ra = a ? realpath(a, NULL) : NULL;
+	RR_AUTOFREE char *rb = b ? realpath(b, NULL) : NULL;
+
+	return ra && rb && strcmp(ra, rb) == 0;
+}
+
+void rr_project_env_find(struct rr_project_env *e, const char *root, const char *protected_root,
+			 const char *(*getenv_fn)(const char *))
+{
+	const char *(*get)(const char *) = getenv_fn ? getenv_fn
+						     : (const char *(*)(const char *))getenv;
+	const char *upe = get("UV_PROJECT_ENVIRONMENT");
+	const char *active = get("VIRTUAL_ENV");
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	if (upe && *upe) {
+		e->path = upe[0] == '/' ? rr_xstrdup(upe) : rr_xasprintf("%s/%s", root, upe);
+		e->how = "UV_PROJECT_ENVIRONMENT";
+	} else {
+		e->path = rr_xasprintf("%s/.venv", root);
+		e->how = ".venv";
+	}
+	e->exists = stat(e->path, &st) == 0;
+	e->is_protected = same_dir(e->path, protected_root);
+	if (active && *active && !e->is_protected && !same_dir(active, e->path) &&
+	    same_dir(active, protected_root))
+		e->active = rr_xstrdup(active);
+}
+
+/* "torch, torchaudio, ..." of the stack */
+static char *stack_names(const struct rr_project *p)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (size_t i = 0; i < p->flow->stack->n; i++)
+		rr_strbuf_addf(&sb, "%s%s", i ? ", " : "", p->flow->stack->items[i].name);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+char *rr_project_env_hazard(const struct rr_project_env *e, const struct rr_project *p, bool *fatal)
+{
+	const char *prot = p->flow->venv->root;
+	RR_AUTOFREE char *names = stack_names(p);
+
+	*fatal = false;
+	if (e->is_protected) {
+		*fatal = true;
+		return rr_xasprintf(
+		    "the project environment %s (%s) is the protected environment %s: `uv sync` "
+		    "uninstalls every package uv.lock does not hold, and with these settings the "
+		    "lock holds none of the stack (%s): it would uninstall them, and no [tool.uv] "
+		    "setting changes that (`uv remove` does the same). The one safe command there: "
+		    "uv sync "
+		    "--inexact (and `uv remove --no-sync`); or sync into a project venv bridged "
+		    "to it instead (README: uv projects)",
+		    e->path, e->how, prot, names);
+	}
+	if (e->active && !e->exists) {
+		*fatal = true;
+		return rr_xasprintf(
+		    "no project venv at %s, and $VIRTUAL_ENV is the protected environment %s: "
+		    "`uv sync --active` syncs into it and uninstalls every package uv.lock does "
+		    "not hold, the stack (%s) included. The one safe command there: uv sync "
+		    "--active --inexact; or make a bridged project venv: uv venv --python "
+		    "%s/bin/python %s && rocm-resolve project --bridge",
+		    e->path, prot, names, prot, e->path);
+	}
+	if (e->active)
+		return rr_xasprintf("$VIRTUAL_ENV is the protected environment %s: `uv sync "
+				    "--active` would sync into it and uninstall the stack (%s); "
+				    "plain `uv sync` uses the project venv %s",
+				    prot, names, e->path);
+	return NULL;
+}
+
+void rr_project_env_release(struct rr_project_env *e)
+{
+	free(e->path);
+	free(e->active);
+	memset(e, 0, sizeof(*e));
+}
+
 struct rr_project *rr_project_free(struct rr_project *p)
 {
 	if (!p)

@@ -332,3 +332,49 @@ class Tap:
 
 def now():
     return time.perf_counter()
+
+
+# ---------------------------------------------------------------- uv projects
+
+def lock_packages(path):
+    """{normalized name: version} of a uv.lock"""
+    import tomllib
+    with open(path, "rb") as fh:
+        return {norm(p["name"]): p.get("version") for p in tomllib.load(fh).get("package", [])}
+
+
+def stack_files(venv, modules=("torch", "torchvision", "torchaudio", "triton")):
+    """{path: bytes} of every file of the protected modules and their dist-info"""
+    out = {}
+    for sp in _site_packages(venv):
+        for d, _, fs in os.walk(sp):
+            rel = os.path.relpath(d, sp).split(os.sep)[0]
+            if rel in modules or any(rel.startswith(m + "-") and rel.endswith(".dist-info") for m in modules):
+                for f in fs:
+                    with open(os.path.join(d, f), "rb") as fh:
+                        out[os.path.relpath(os.path.join(d, f), venv)] = fh.read()
+    return out
+
+
+class Shell:
+    """Commands run and recorded: .transcript is what a user would see (the commands as
+    typed, their output, the exit status), written to $RR_TRANSCRIPT by .save()"""
+
+    def __init__(self, work, uv, env):
+        self.work, self.uv, self.env, self.transcript = work, uv, env, []
+
+    def sh(self, args, cwd, env=None, show=None, timeout=300):
+        r = subprocess.run(args, cwd=cwd, capture_output=True, text=True, env=env or self.env,
+                           timeout=timeout)
+        shown = show or " ".join(os.path.basename(a) if a in (self.uv, EXE) else a for a in args)
+        self.transcript.append(f"$ {shown}\n{r.stdout}{r.stderr}[exit {r.returncode}]\n")
+        return r
+
+    def note(self, text):
+        self.transcript.append(text)
+
+    def save(self):
+        out = os.environ.get("RR_TRANSCRIPT")
+        if out:
+            with open(out, "w") as fh:
+                fh.write("\n".join(self.transcript).replace(self.work, "$WORK"))
