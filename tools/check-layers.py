@@ -35,7 +35,7 @@ OWNER = {
     "util": "base", "url": "base", "json": "base", "parallel": "base",
     "marker": "pep", "metadata": "pep", "name": "pep", "requirement": "pep",
     "specifier": "pep", "tags": "pep", "version": "pep", "record": "pep", "modules": "pep",
-    "reqfile": "input", "lockfile": "input", "config": "input", "tomledit": "input",
+    "reqfile": "input", "lockfile": "input", "config": "input", "tomledit": "input", "workspace": "input",
     "venv": "venv", "bridge": "venv",
     "verify": "gpu",
     "policy": "policy", "stack": "policy", "stack-file": "policy",

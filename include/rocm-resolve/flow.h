@@ -58,6 +58,8 @@ struct rr_flow_opts {
 	const char *const *groups;
 	size_t ngroups;
 	bool all_groups;
+	bool all_members; /* a uv workspace: every member (rr_input_sel) */
+	bool uv_settings; /* a uv project: its [tool.uv] dependency settings applied */
 	/* environment */
 	const char *command; /* for messages */
 	const char *venv;    /* --venv; NULL: $VIRTUAL_ENV, $CONDA_PREFIX, /opt/venv, /opt/conda

@@ -26,10 +26,12 @@
  * (rr_tomledit_set_ours). The keys go into pyproject.toml also with a uv.toml beside it,
  * the only place `uv lock` applies them (a warning says so).
  *
- * The project is resolved as `uv lock` locks it: [project] dependencies, every extra,
+ * The project is resolved as `uv lock` locks it: in a uv workspace (workspace.h) every
+ * member, found from the root or from any member; [project] dependencies, every extra,
  * every dependency group (and [tool.uv] dev-dependencies), against the indexes uv
- * reads there: its configuration (config.h) as found from the project's directory,
- * [[tool.uv.index]] of the file included (explicit ones aside).
+ * reads there: its configuration (config.h) as found from the root's directory,
+ * [[tool.uv.index]] of the root included (explicit ones aside). The settings are the
+ * root's: uv reads them there alone.
  */
 #ifndef RR_PROJECT_H
 #define RR_PROJECT_H
@@ -40,6 +42,7 @@
 #include "rocm-resolve/error.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/tomledit.h"
+#include "rocm-resolve/workspace.h"
 
 struct rr_flow;
 struct rr_flow_opts;
@@ -58,8 +61,10 @@ struct rr_project_list {
 };
 
 struct rr_project {
-	char *path; /* the pyproject.toml */
-	char *dir;  /* its directory: uv's configuration is read from there */
+	char *path;  /* the pyproject.toml the settings live in: the workspace root's */
+	char *dir;   /* its directory: uv's configuration is read from there */
+	char *asked; /* the pyproject.toml asked about (a member's, or the same) */
+	struct rr_workspace *ws;
 	struct rr_strbuf text;
 	struct rr_toml_array cur_excludes, cur_constraints; /* as the file has them */
 	struct rr_flow *flow;
@@ -108,6 +113,12 @@ void rr_project_env_release(struct rr_project_env *e);
 /* read the project file and open the flow on it (policy, inputs, environment, stack) */
 rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
 		       rr_error *err) RR_WUR;
+/*
+ * does uv, left alone, reach the stack here? false when the resolution holds no
+ * protected build, nothing held back, stripped or excluded, and no package the stack
+ * itself requires: then no setting is needed (the project hook demands none)
+ */
+bool rr_project_reaches_stack(const struct rr_project *p);
 /* resolve and derive the settings */
 rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
 /* the settings as a [tool.uv] table with a comment naming what they keep */

@@ -113,6 +113,18 @@ struct rr_reqset {
 	size_t nfiles;
 	char **warnings; /* "path:line: ..." notes for the user */
 	size_t nwarnings;
+	char **notes; /* what -v says: how the inputs were read */
+	size_t nnotes;
+	/* a uv project input (workspace.h): its root's directory, where uv reads its
+	 * configuration; NULL when none */
+	char *uv_root;
+	/* with rr_input_sel.uv_settings: the [tool.uv] settings uv applies to the whole
+	 * resolution - names it never installs, requirements that replace every requirement
+	 * on their name (constraint-dependencies are constraint items) */
+	char **uv_excludes;
+	size_t nuv_excludes;
+	char **uv_overrides;
+	size_t nuv_overrides;
 };
 
 #define RR_REQSET_INIT {0}
@@ -124,6 +136,11 @@ struct rr_input_sel {
 	const char *const *groups;
 	size_t ngroups;
 	bool all_groups; /* every PEP 735 group (and a lock's every dependency group) */
+	/* a uv workspace: every member's requirements, as `uv lock` locks the union */
+	bool all_members;
+	/* a uv project: its [tool.uv] exclude-, constraint- and override-dependencies
+	 * applied, as uv applies them (workspace.h) */
+	bool uv_settings;
 };
 
 /* read and parse a requirements file ("-" = stdin) and everything it includes */
@@ -180,5 +197,8 @@ char *rr_reqfile_expand(const char *s, const char *(*getenv_fn)(const char *));
 struct rr_item *rr_reqset_add_item(struct rr_reqset *set);
 void rr_reqset_add_warning(struct rr_reqset *set, const char *fmt, ...) RR_PRINTF(2, 3);
 void rr_reqset_add_file(struct rr_reqset *set, const char *path);
+void rr_reqset_add_note(struct rr_reqset *set, const char *fmt, ...) RR_PRINTF(2, 3);
+/* take item i out of the set (the later ones move up) */
+void rr_reqset_drop_item(struct rr_reqset *set, size_t i);
 
 #endif

@@ -136,7 +136,9 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	RR_AUTOFREE char *pyproject = NULL;
 	RR_AUTOFREE char *venv_real = NULL;
 	RR_AUTOFREE char *hazard = NULL;
+	RR_AUTOFREE char *where = NULL;
 	struct rr_project_env env;
+	struct rr_workspace *ws = NULL;
 	bool fatal = false;
 	struct rr_flow_opts o;
 	struct rr_project *p = NULL;
@@ -154,7 +156,20 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		dir = slash ? rr_xstrndup(arg, (size_t)(slash - arg)) : rr_xstrdup(".");
 		pyproject = rr_xstrdup(arg);
 	}
-	rr_project_env_find(&env, dir, NULL, NULL);
+	rc = rr_workspace_find(pyproject, &ws, &err);
+	if (rc)
+		return report_error(&err, rc);
+	/* the hook acts on uv projects alone, and on files with something to read */
+	if (cli->check_only && (!ws->uv_project || rr_workspace_nothing_to_read(ws))) {
+		rr_cli_info(cli, "%s: %s: nothing to check", pyproject,
+			    ws->uv_project
+				? "no [project] table and no [dependency-groups]"
+				: "not a uv project (no uv.lock, no [tool.uv], no workspace)");
+		rr_workspace_free(ws);
+		return RR_EXIT_OK;
+	}
+	rr_project_env_find(&env, ws->root, NULL, NULL);
+	ws = rr_workspace_free(ws);
 	venv_real = realpath(env.path, NULL);
 	rr_project_env_release(&env);
 	rr_session_fill_opts(&o, cli, true);
@@ -164,7 +179,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	rc = rr_project_open(&o, pyproject, &p, &err);
 	if (rc)
 		return report_error(&err, rc);
-	rr_project_env_find(&env, dir, rr_flow_venv(p->flow)->root, NULL);
+	rr_project_env_find(&env, p->dir, rr_flow_venv(p->flow)->root, NULL);
 	if (cli->bridge && env.is_protected) {
 		fprintf(stderr,
 			"rocm-resolve: error: --bridge: the project environment %s (%s) is "
@@ -184,6 +199,9 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		status = report_error(&err, rc);
 		goto out;
 	}
+	where = strcmp(p->path, p->asked) == 0
+		    ? rr_xstrdup(p->path)
+		    : rr_xasprintf("%s (the workspace root of %s)", p->path, p->asked);
 	hazard = rr_project_env_hazard(&env, p, &fatal);
 	/* the plan's notes; its strips are no strips here (an unmet requirement is the error
 	 * below) */
@@ -203,7 +221,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		rr_strbuf_addf(&msg,
 			       "rocm-resolve: error: %s asks for what no release can give next "
 			       "to the ROCm stack of %s:\n",
-			       pyproject, rr_flow_venv(p->flow)->root);
+			       where, rr_flow_venv(p->flow)->root);
 		for (size_t i = 0; i < p->nunmet; i++) {
 			rr_strbuf_adds(&msg, "  ");
 			rr_strbuf_add_printable(&msg, p->unmet[i]);
@@ -213,21 +231,28 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		status = RR_EXIT_NO;
 		goto out;
 	}
-	if (cli->check_only) {
+	if (cli->check_only && !rr_project_reaches_stack(p) && !p->cur_excludes.found &&
+	    !p->cur_constraints.found) {
+		rr_cli_info(cli,
+			    "%s: uv never reaches the ROCm stack of %s here (nothing protected, "
+			    "held back or excluded in its resolution): no settings needed",
+			    where, rr_flow_venv(p->flow)->root);
+	} else if (cli->check_only) {
 		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
 		if (rr_project_compare(p, &why)) {
 			if (cli->verbosity >= 0 && !fatal)
 				fprintf(stderr,
 					"rocm-resolve: ok: the [tool.uv] settings of %s keep the "
 					"ROCm stack of %s\n",
-					pyproject, rr_flow_venv(p->flow)->root);
+					where, rr_flow_venv(p->flow)->root);
 		} else {
 			RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 			/* file text reaches the terminal escaped */
 			rr_cli_add_printable_lines(&shown, why.buf);
-			fprintf(stderr, "rocm-resolve: the [tool.uv] settings of %s are missing or stale "
-					"(`rocm-resolve project --write` updates them):\n%s",
-				pyproject, shown.buf);
+			fprintf(stderr,
+				"rocm-resolve: the [tool.uv] settings of %s are missing or stale "
+				"(`rocm-resolve project --write` updates them):\n%s",
+				where, shown.buf);
 			status = RR_EXIT_NO;
 		}
 	} else if (cli->write) {
@@ -239,15 +264,16 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			goto out;
 		}
 		if (len == p->text.len && memcmp(text, p->text.buf, len) == 0) {
-			rr_cli_info(cli, "%s: the [tool.uv] settings are up to date", pyproject);
+			rr_cli_info(cli, "%s: the [tool.uv] settings are up to date", where);
 		} else {
 			status = write_file(p, text, len);
 			if (status < 0 && cli->verbosity >= 0) {
 				RR_AUTO_STRBUF struct rr_strbuf idx = RR_STRBUF_INIT;
 				rr_project_indexes(p, &idx);
-				fprintf(stderr, "rocm-resolve: wrote [tool.uv] of %s: %zu excluded, %zu "
-						"constrained (%s)\n",
-					pyproject, p->excludes.n, p->constraints.n, idx.buf);
+				fprintf(stderr,
+					"rocm-resolve: wrote [tool.uv] of %s: %zu excluded, %zu "
+					"constrained (%s)\n",
+					where, p->excludes.n, p->constraints.n, idx.buf);
 			}
 		}
 		free(text);

@@ -83,6 +83,8 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->record = cli->write_testcase != NULL;
 	o->lock = cli->lock;
 	o->offline_fallback = cli->cmd->flags & RR_CMD_OFFLINE_FALLBACK;
+	/* check judges a uv project as uv acts on it: its [tool.uv] settings applied */
+	o->uv_settings = strcmp(cli->cmd->name, "check") == 0;
 	o->observe = observe;
 	/* an installer exclusion keeps clash-group dependencies out only where one is used */
 	o->allow_excludes = cli->uv_excludes != NULL ||
@@ -118,6 +120,8 @@ void rr_session_warnings(const struct rr_session *s, const struct rr_cli *cli)
 
 	for (size_t i = 0; i < n; i++)
 		rr_cli_warn(cli, "%s", w[i]);
+	for (size_t i = 0; s->flow && i < rr_flow_reqs(s->flow)->nnotes; i++)
+		rr_cli_info(cli, "%s", rr_flow_reqs(s->flow)->notes[i]);
 }
 
 void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,

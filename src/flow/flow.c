@@ -25,6 +25,7 @@
 #include "rocm-resolve/index-provider.h"
 #include "flow/flow-private.h"
 #include "flow/local-private.h"
+#include "flow/uvfilter-private.h"
 
 #ifndef RR_DEFAULT_INDEX_URL
 #define RR_DEFAULT_INDEX_URL "https://pypi.org/simple"
@@ -187,6 +188,8 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 		sel.groups = o->groups;
 		sel.ngroups = o->ngroups;
 		sel.all_groups = o->all_groups;
+		sel.all_members = o->all_members;
+		sel.uv_settings = o->uv_settings;
 		/* a partly loaded set is released on failure too */
 		f->have_reqs = true;
 		for (size_t i = 0; !rc && i < o->ninputs; i++) {
@@ -424,8 +427,9 @@ static void warn_other_installer(struct rr_flow *f, const struct rr_config_env *
 rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error *err)
 {
 	struct index_list l = {.f = f, .o = o};
-	struct rr_config_env ce = {o->sysroot, o->cwd, f->venv ? f->venv->root : NULL,
-				   o->getenv_fn};
+	/* a uv project's configuration is read from its root, as uv reads it */
+	struct rr_config_env ce = {o->sysroot, o->cwd ? o->cwd : f->reqs.uv_root,
+				   f->venv ? f->venv->root : NULL, o->getenv_fn};
 	const struct rr_installer_config *c = &f->config;
 	const char *plan_default_url = o->index_url ? o->index_url : input_default(f);
 	bool plan_default = plan_default_url != NULL;
@@ -568,6 +572,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	struct rr_index_provider *ip = NULL;
 	struct rr_provider prov = {0};
 	struct rr_provider_record *rec = NULL;
+	struct rr_uv_filter *uvf = NULL;
 	struct rr_transitive_input in = {0};
 	RR_AUTOFREE const char **find_links = NULL;
 	RR_AUTOFREE bool *relax = NULL;
@@ -639,6 +644,9 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		rec = rr_provider_record_new(&prov);
 		rr_provider_record_get(rec, &prov);
 	}
+	/* a uv project's exclude- and override-dependencies, on every package's lines */
+	if ((uvf = rr_uv_filter_new(&prov, &f->reqs)))
+		rr_uv_filter_get(uvf, &prov);
 	/* each local project read from its metadata is a world of its own */
 	struct rr_local_provider lp = {.base = prov, .locals = f->locals, .n = f->reqs.nitems};
 	const struct rr_requirement **local_roots = rr_xcalloc(f->reqs.nitems + 1,
@@ -699,6 +707,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		rr_provider_record_free(rec);
 	}
 	free(local_roots);
+	rr_uv_filter_free(uvf);
 	rr_index_provider_free(ip);
 	rr_index_client_free(client);
 	return rc;

@@ -129,17 +129,27 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 {
 	struct rr_project *p = rr_xcalloc(1, sizeof(*p));
 	struct rr_flow_opts fo = *o;
-	const char *inputs[] = {pyproject};
-	const char *slash = strrchr(pyproject, '/');
+	const char *inputs[1];
 	rr_err rc;
 
-	p->path = rr_xstrdup(pyproject);
-	p->dir = slash ? rr_xstrndup(pyproject, (size_t)(slash - pyproject) + (slash == pyproject))
-		       : rr_xstrdup(".");
+	p->asked = rr_xstrdup(pyproject);
 	if ((rc = rr_strbuf_read_file(&p->text, pyproject, RR_REQFILE_MAX_SIZE, err)) ||
 	    (rc = rr_toml_check(pyproject, p->text.buf, p->text.len, err)) ||
-	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2, KEY_EXCLUDE,
-					&p->cur_excludes, err)) ||
+	    (rc = rr_workspace_find(pyproject, &p->ws, err)))
+		goto fail;
+	/* the settings live in the workspace root, the only place uv reads them */
+	p->path = rr_xstrdup(p->ws->root_pyproject);
+	p->dir = rr_xstrdup(p->ws->root);
+	inputs[0] = p->path;
+	if (strcmp(p->path, pyproject) != 0) {
+		rr_strbuf_reset(&p->text);
+		if ((rc = rr_strbuf_read_file(&p->text, p->path, RR_REQFILE_MAX_SIZE, err)) ||
+		    (rc = rr_toml_check(p->path, p->text.buf, p->text.len, err)))
+			goto fail;
+	}
+	pyproject = p->path;
+	if ((rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2,
+					KEY_EXCLUDE, &p->cur_excludes, err)) ||
 	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2,
 					KEY_CONSTRAINT, &p->cur_constraints, err)))
 		goto fail;
@@ -147,6 +157,8 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 	fo.inputs = inputs;
 	fo.ninputs = 1;
 	fo.want_inputs = true;
+	fo.all_members = true;
+	fo.uv_settings = false; /* the settings are what is worked out here */
 	as_uv_lock(&fo, p);
 	if ((rc = rr_flow_open(&fo, &p->flow, err)))
 		goto fail;
@@ -421,6 +433,36 @@ void rr_project_format(const struct rr_project *p, struct rr_strbuf *out)
 	rr_strbuf_addf(out, "[tool.uv]\n%s = %s\n%s = %s\n", KEY_EXCLUDE, ex, KEY_CONSTRAINT, co);
 }
 
+bool rr_project_reaches_stack(const struct rr_project *p)
+{
+	const struct rr_plan *plan = p->flow->plan;
+	const struct rr_resolution *res = &p->flow->res;
+
+	if (!plan || !plan->resolved || res->failed || p->nunmet || plan->nholds || res->npins ||
+	    res->nexcludes || res->nchanges)
+		return true;
+	for (size_t i = 0; i < plan->ndecisions; i++) {
+		const struct rr_decision *d = &plan->decisions[i];
+		if (d->action != RR_ACT_KEEP || d->reason == RR_WHY_HELD_BACK ||
+		    d->reason == RR_WHY_NO_SAFE_VERSION)
+			return true;
+	}
+	for (size_t i = 0; i < res->nlocked; i++) {
+		RR_AUTOFREE char *key = rr_name_normalize(res->locked[i].name);
+		if (res->locked[i].fixed || rr_stack_lookup(p->flow->stack, key))
+			return true;
+		/* a package the stack itself requires ("sympy>=1.13.3" of torch) */
+		for (size_t k = 0; k < p->constraints.n; k++) {
+			const char *v = p->constraints.v[k].value;
+			size_t n = strcspn(v, "<>=!~ ;[");
+			RR_AUTOFREE char *ck = rr_name_normalize_n(v, n);
+			if (p->constraints.v[k].ours && strcmp(ck, key) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
 static const char **values_of(const struct rr_project_list *l)
 {
 	const char **v = rr_xcalloc(l->n + 1, sizeof(char *));
@@ -601,6 +643,8 @@ struct rr_project *rr_project_free(struct rr_project *p)
 		return NULL;
 	free(p->path);
 	free(p->dir);
+	free(p->asked);
+	rr_workspace_free(p->ws);
 	rr_strbuf_release(&p->text);
 	rr_toml_array_release(&p->cur_excludes);
 	rr_toml_array_release(&p->cur_constraints);

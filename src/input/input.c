@@ -10,6 +10,7 @@
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/strv.h"
+#include "rocm-resolve/workspace.h"
 
 struct rr_item *rr_reqset_add_item(struct rr_reqset *set)
 {
@@ -32,28 +33,50 @@ void rr_reqset_add_warning(struct rr_reqset *set, const char *fmt, ...)
 	set->warnings[set->nwarnings++] = rr_strbuf_detach(&sb, NULL);
 }
 
+void rr_reqset_add_note(struct rr_reqset *set, const char *fmt, ...)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rr_strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	set->notes = rr_xrealloc(set->notes, (set->nnotes + 1) * sizeof(char *));
+	set->notes[set->nnotes++] = rr_strbuf_detach(&sb, NULL);
+}
+
 void rr_reqset_add_file(struct rr_reqset *set, const char *path)
 {
 	set->files = rr_xrealloc(set->files, (set->nfiles + 1) * sizeof(char *));
 	set->files[set->nfiles++] = rr_xstrdup(path);
 }
 
+static void item_release(struct rr_item *it)
+{
+	free(it->path);
+	if (it->text_expanded != it->text)
+		free(it->text_expanded);
+	free(it->text);
+	if (it->url_written != it->req.url)
+		free(it->url_written);
+	rr_requirement_release(&it->req);
+	rr_strv_free_array(it->hashes, it->nhashes);
+	rr_strv_free_array(it->options, it->noptions);
+}
+
+void rr_reqset_drop_item(struct rr_reqset *set, size_t i)
+{
+	item_release(&set->items[i]);
+	memmove(&set->items[i], &set->items[i + 1], (set->nitems - i - 1) * sizeof(*set->items));
+	set->nitems--;
+}
+
 void rr_reqset_release(struct rr_reqset *set)
 {
 	if (!set)
 		return;
-	for (size_t i = 0; i < set->nitems; i++) {
-		struct rr_item *it = &set->items[i];
-		free(it->path);
-		if (it->text_expanded != it->text)
-			free(it->text_expanded);
-		free(it->text);
-		if (it->url_written != it->req.url)
-			free(it->url_written);
-		rr_requirement_release(&it->req);
-		rr_strv_free_array(it->hashes, it->nhashes);
-		rr_strv_free_array(it->options, it->noptions);
-	}
+	for (size_t i = 0; i < set->nitems; i++)
+		item_release(&set->items[i]);
 	free(set->items);
 	for (size_t i = 0; i < set->nopts; i++) {
 		free(set->opts[i].path);
@@ -69,42 +92,50 @@ void rr_reqset_release(struct rr_reqset *set)
 	rr_strv_free_array(set->trusted_hosts, set->ntrusted_hosts);
 	rr_strv_free_array(set->files, set->nfiles);
 	rr_strv_free_array(set->warnings, set->nwarnings);
+	rr_strv_free_array(set->notes, set->nnotes);
+	free(set->uv_root);
+	rr_strv_free_array(set->uv_excludes, set->nuv_excludes);
+	rr_strv_free_array(set->uv_overrides, set->nuv_overrides);
 	memset(set, 0, sizeof(*set));
 }
 
-/* does this pyproject.toml have a [project] table? (a cheap textual look, the parse decides) */
-static bool has_project_table(const char *path)
+/*
+ * a pyproject.toml: as uv reads a uv project (its workspace, sources and settings),
+ * else its [project]; a file with nothing to read (tool configuration alone) adds
+ * nothing, and says so under -v. *read: something was read
+ */
+static rr_err load_pyproject(struct rr_reqset *set, const char *path,
+			     const struct rr_input_sel *sel, bool *read, rr_error *err)
 {
-	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
-	rr_error e = RR_ERROR_INIT;
-	bool yes = false;
+	struct rr_workspace *ws = NULL;
+	rr_err rc = rr_workspace_find(path, &ws, err);
 
-	if (rr_strbuf_read_file(&sb, path, RR_REQFILE_MAX_SIZE, &e) != RR_OK) {
-		rr_error_release(&e);
-		return false;
+	*read = false;
+	if (rc)
+		return rc;
+	if (rr_workspace_nothing_to_read(ws) && !(sel && sel->ngroups)) {
+		rr_reqset_add_file(set, path);
+		rr_reqset_add_note(set,
+				   "%s: no [project] table and no [dependency-groups]: no "
+				   "dependencies to read",
+				   path);
+	} else if (ws->uv_project) {
+		rc = rr_workspace_load(set, ws, sel, err);
+		*read = true;
+	} else {
+		rc = rr_pyproject_load(set, path, sel, err);
+		*read = true;
 	}
-	for (const char *p = sb.buf; (p = strstr(p, "[project")) != NULL; p++) {
-		const char *q = p + 8;
-		/* at a line start, possibly indented */
-		const char *b = p;
-		while (b > sb.buf && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		if (b != sb.buf && b[-1] != '\n')
-			continue;
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q == ']' || *q == '.') {
-			yes = true;
-			break;
-		}
-	}
-	return yes;
+	rr_workspace_free(ws);
+	return rc;
 }
 
 rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_input_sel *sel,
 		     rr_error *err)
 {
 	struct stat st;
+	bool read = false;
+	rr_err rc;
 
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		RR_AUTOFREE char *pp = rr_xasprintf("%s/pyproject.toml", path);
@@ -112,15 +143,24 @@ rr_err rr_input_load(struct rr_reqset *set, const char *path, const struct rr_in
 		bool has_pp = stat(pp, &st) == 0 && S_ISREG(st.st_mode);
 		bool has_rq = stat(rq, &st) == 0 && S_ISREG(st.st_mode);
 
-		if (has_pp && (has_project_table(pp) || !has_rq))
-			return rr_pyproject_load(set, pp, sel, err);
+		/* both files: both are read (a requirements file beside a project is what
+		 * someone installs too), and -v says so */
+		if (has_pp && (rc = load_pyproject(set, pp, sel, &read, err)))
+			return rc;
+		if (has_rq && read)
+			rr_reqset_add_note(set,
+					   "%s: both pyproject.toml and requirements.txt are "
+					   "read",
+					   path);
 		if (has_rq)
 			return rr_reqfile_load(set, rq, err);
+		if (has_pp)
+			return RR_OK;
 		/* a wrong input path is a usage error (exit 2), like a missing file */
 		return rr_fail(err, RR_E_USAGE,
 			       "'%s' has neither a pyproject.toml nor a requirements.txt", path);
 	}
 	if (rr_str_endswith(path, ".toml"))
-		return rr_pyproject_load(set, path, sel, err);
+		return load_pyproject(set, path, sel, &read, err);
 	return rr_reqfile_load(set, path, err);
 }

@@ -107,13 +107,23 @@ static void test_uv_universal(void **state)
 
 	/* --extra img adds pillow; --group lint adds rr-static-sdist's path (already there) */
 	const char *img[] = {"img"};
-	struct rr_input_sel sel = {img, 1, false, NULL, 0, false};
+	struct rr_input_sel sel = {.extras = img,
+				   .nextras = 1,
+				   .all_extras = false,
+				   .groups = NULL,
+				   .ngroups = 0,
+				   .all_groups = false};
 	RR_AUTOFREE char *ti = select_text(&lk, "3.12.3", &sel);
 	assert_non_null(strstr(ti, "pillow==11.3.0\n"));
 
 	/* an extra or a group the project does not have is a usage error, as in uv sync */
 	const char *bogus[] = {"gpu"};
-	struct rr_input_sel bad = {bogus, 1, false, NULL, 0, false};
+	struct rr_input_sel bad = {.extras = bogus,
+				   .nextras = 1,
+				   .all_extras = false,
+				   .groups = NULL,
+				   .ngroups = 0,
+				   .all_groups = false};
 	struct rr_marker_env env;
 	char buf[16];
 	struct rr_reqset set = RR_REQSET_INIT;
@@ -329,7 +339,12 @@ static void test_pylock(void **state)
 	 * replace the default ones, as PEP 751 installers take them */
 	const char *gpu[] = {"gpu"};
 	const char *docs[] = {"docs"};
-	struct rr_input_sel sel = {gpu, 1, false, docs, 1, false};
+	struct rr_input_sel sel = {.extras = gpu,
+				   .nextras = 1,
+				   .all_extras = false,
+				   .groups = docs,
+				   .ngroups = 1,
+				   .all_groups = false};
 	RR_AUTOFREE char *t2 = select_text(&lk, "3.12.3", &sel);
 	assert_string_equal(t2, "base==1.0\n"
 				"sphinx==7.0\n"

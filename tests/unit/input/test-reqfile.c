@@ -468,7 +468,12 @@ static void test_pyproject(void **state)
 	RR_AUTOFREE char *p = fixture("pyproject/selfref.toml");
 	const char *extras[] = {"ROCM"};
 	const char *groups[] = {"dev"};
-	struct rr_input_sel sel = {extras, 1, false, groups, 1, false};
+	struct rr_input_sel sel = {.extras = extras,
+				   .nextras = 1,
+				   .all_extras = false,
+				   .groups = groups,
+				   .ngroups = 1,
+				   .all_groups = false};
 	(void)state;
 
 	assert_int_equal(rr_input_load(&set, p, &sel, &err), RR_OK);
@@ -489,14 +494,24 @@ static void test_pyproject(void **state)
 	rr_reqset_release(&set);
 
 	/* all extras; the group cycle is an error naming both groups */
-	struct rr_input_sel all = {NULL, 0, true, NULL, 0, false};
+	struct rr_input_sel all = {.extras = NULL,
+				   .nextras = 0,
+				   .all_extras = true,
+				   .groups = NULL,
+				   .ngroups = 0,
+				   .all_groups = false};
 	assert_int_equal(rr_pyproject_load(&set, p, &all, &err), RR_OK);
 	/* 2 + huggingface 2 + amd 1 (its huggingface is in already) + rocm: amd again under
 	 * sys_platform, so 3 more with that marker */
 	assert_int_equal(set.nitems, 8);
 	rr_reqset_release(&set);
 	const char *loop[] = {"loop-a"};
-	struct rr_input_sel cyc = {NULL, 0, false, loop, 1, false};
+	struct rr_input_sel cyc = {.extras = NULL,
+				   .nextras = 0,
+				   .all_extras = false,
+				   .groups = loop,
+				   .ngroups = 1,
+				   .all_groups = false};
 	assert_int_equal(rr_pyproject_load(&set, p, &cyc, &err), RR_E_PARSE);
 	assert_non_null(strstr(err.msg, "loop-a -> loop-b -> loop-a"));
 	assert_int_equal(err.line, 28);
@@ -597,7 +612,12 @@ static size_t load_corpus(const char *dir, const char *tmp, bool toml, size_t *n
 		struct rr_reqset set = RR_REQSET_INIT;
 		rr_error err = RR_ERROR_INIT;
 		const char *ex[] = {"all"};
-		struct rr_input_sel sel = {ex, 1, true, NULL, 0, false};
+		struct rr_input_sel sel = {.extras = ex,
+					   .nextras = 1,
+					   .all_extras = true,
+					   .groups = NULL,
+					   .ngroups = 0,
+					   .all_groups = false};
 		rr_err rc = toml ? rr_pyproject_load(&set, paths[i], &sel, &err)
 				 : rr_reqfile_load(&set, paths[i], &err);
 		if (rc) {
@@ -671,7 +691,12 @@ static void test_pyproject_all_groups(void **state)
 {
 	struct rr_reqset set = RR_REQSET_INIT;
 	rr_error err = RR_ERROR_INIT;
-	struct rr_input_sel sel = {NULL, 0, false, NULL, 0, true};
+	struct rr_input_sel sel = {.extras = NULL,
+				   .nextras = 0,
+				   .all_extras = false,
+				   .groups = NULL,
+				   .ngroups = 0,
+				   .all_groups = true};
 	static const char text[] = "[project]\nname = \"p\"\ndependencies = [\"a\"]\n"
 				   "[dependency-groups]\nlint = [\"b\", {include-group = \"test\"}]\n"
 				   "test = [\"c\"]\n[tool.uv]\ndev-dependencies = [\"d\"]\n";
