@@ -73,4 +73,8 @@ rr_err rr_file_write_atomic_at(int dirfd, const char *path, const void *data, si
 rr_err rr_file_replace_unchanged(const char *path, const void *expected, size_t nexpected,
 				 const void *data, size_t len, mode_t mode, rr_error *err) RR_WUR;
 
+/* the first executable prog in the directories of path (a $PATH value; NULL: the default
+ * /usr/bin:/bin), or NULL; caller frees */
+char *rr_file_which(const char *path, const char *prog);
+
 #endif

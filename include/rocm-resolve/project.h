@@ -119,6 +119,14 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
  * itself requires: then no setting is needed (the project hook demands none)
  */
 bool rr_project_reaches_stack(const struct rr_project *p);
+/*
+ * the first uv release that honours every key the file will hold, and the key that needs
+ * it (NULL when none: no key written). Measured with real uv: 0.9.8 for
+ * exclude-dependencies (0.9.0 to 0.9.7 warn that they do not know it and drop the whole
+ * [tool.uv] table, [[tool.uv.index]] included; a required-version beside it is dropped
+ * with it)
+ */
+const char *rr_project_uv_needed(const struct rr_project *p, const char **key);
 /* resolve and derive the settings */
 rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_error *err) RR_WUR;
 /* the settings as a [tool.uv] table with a comment naming what they keep */

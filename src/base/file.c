@@ -260,3 +260,20 @@ rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode
 {
 	return rr_file_write_atomic_at(AT_FDCWD, path, data, len, mode, path, err);
 }
+
+char *rr_file_which(const char *path, const char *prog)
+{
+	char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");
+	char *save = NULL, *found = NULL;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *cand = rr_xasprintf("%s/%s", dir, prog);
+		if (access(cand, X_OK) == 0)
+			found = cand;
+		else
+			free(cand);
+	}
+	free(copy);
+	return found;
+}

@@ -5,11 +5,15 @@
  * project venv's bridge to the protected environment (--bridge).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "session.h"
@@ -20,12 +24,15 @@
 #include "rocm-resolve/project.h"
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
+#include "rocm-resolve/version.h"
 
 /*
  * the protected environment is never the project's own venv: with that venv
  * activated, $VIRTUAL_ENV names it, so it is passed over for the next rule -
  * unless it holds torch itself (the image's venv used as the project's)
  */
+extern char **environ;
+
 static const char *hidden_venv;
 static const char *env_without_project(const char *name)
 {
@@ -48,6 +55,87 @@ static bool holds_torch(const char *venv)
 
 	globfree(&g);
 	return yes;
+}
+
+/* "0.13.9" of `uv --version` ("uv 0.13.9 (...)"), NULL when it cannot be told */
+static char *uv_version(const char *uv)
+{
+	char *argv[] = {(char *)uv, (char *)"--version", NULL};
+	posix_spawn_file_actions_t fa;
+	char buf[256];
+	size_t len = 0;
+	ssize_t n;
+	int fds[2], st = 0, rc;
+	pid_t pid;
+
+	if (pipe(fds))
+		return NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	posix_spawn_file_actions_addclose(&fa, fds[1]);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawn(&pid, uv, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		return NULL;
+	}
+	while (len < sizeof(buf) - 1 && ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0 ||
+					 (n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	buf[len] = '\0';
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strncmp(buf, "uv ", 3) != 0)
+		return NULL;
+	return rr_xstrndup(buf + 3, strcspn(buf + 3, " \r\n"));
+}
+
+/*
+ * the uv on PATH against the first release that honours the keys written: an older one
+ * drops the whole [tool.uv] table with a warning and locks the CUDA stack
+ */
+static int check_uv(const struct rr_cli *cli, const struct rr_project *p)
+{
+	const char *key = NULL;
+	const char *needed = rr_project_uv_needed(p, &key);
+	RR_AUTOFREE char *uv = needed ? rr_file_which(getenv("PATH"), "uv") : NULL;
+	RR_AUTOFREE char *have = uv ? uv_version(uv) : NULL;
+	struct rr_version hv = RR_VERSION_INIT, nv = RR_VERSION_INIT;
+	bool older;
+
+	if (!needed)
+		return RR_CLI_GO_ON;
+	if (!uv) {
+		rr_cli_info(cli, "no uv on PATH: its version is not checked (%s needs uv >= %s)",
+			    key, needed);
+		return RR_CLI_GO_ON;
+	}
+	if (!have || rr_version_parse(have, &hv, NULL) || rr_version_parse(needed, &nv, NULL)) {
+		rr_cli_warn(cli,
+			    "cannot tell the version of %s (`uv --version`): %s needs uv >= %s", uv,
+			    key, needed);
+		rr_version_release(&hv);
+		return RR_CLI_GO_ON;
+	}
+	older = rr_version_cmp(&hv, &nv) < 0;
+	rr_version_release(&hv);
+	rr_version_release(&nv);
+	if (!older) {
+		rr_cli_info(cli, "%s is uv %s: it honours %s (uv >= %s)", uv, have, key, needed);
+		return RR_CLI_GO_ON;
+	}
+	fprintf(stderr,
+		"rocm-resolve: error: %s is uv %s; [tool.uv] %s needs uv %s or newer: an older "
+		"uv warns that it does not know the key and ignores the whole [tool.uv] table "
+		"([[tool.uv.index]] included), so `uv lock` locks the stack's names from the "
+		"index again (from PyPI: the CUDA torch). Update uv "
+		"(`uv self update`, or `pip install -U 'uv>=%s'`)\n",
+		uv, have, key, needed, needed);
+	return RR_EXIT_NO;
 }
 
 static int report_error(rr_error *err, rr_err rc)
@@ -140,6 +228,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	struct rr_project_env env;
 	struct rr_workspace *ws = NULL;
 	bool fatal = false;
+	int uv_status;
 	struct rr_flow_opts o;
 	struct rr_project *p = NULL;
 	rr_error err = RR_ERROR_INIT;
@@ -203,6 +292,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 		    ? rr_xstrdup(p->path)
 		    : rr_xasprintf("%s (the workspace root of %s)", p->path, p->asked);
 	hazard = rr_project_env_hazard(&env, p, &fatal);
+	uv_status = check_uv(cli, p);
 	/* the plan's notes; its strips are no strips here (an unmet requirement is the error
 	 * below) */
 	for (size_t i = 0; i < rr_flow_get_plan(p->flow)->nwarnings; i++)
@@ -240,7 +330,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	} else if (cli->check_only) {
 		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
 		if (rr_project_compare(p, &why)) {
-			if (cli->verbosity >= 0 && !fatal)
+			if (cli->verbosity >= 0 && !fatal && uv_status == RR_CLI_GO_ON)
 				fprintf(stderr,
 					"rocm-resolve: ok: the [tool.uv] settings of %s keep the "
 					"ROCm stack of %s\n",
@@ -294,6 +384,8 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	} else if (hazard) {
 		rr_cli_warn(cli, "%s", hazard);
 	}
+	if (uv_status != RR_CLI_GO_ON && status < uv_status)
+		status = uv_status;
 	if (status == RR_CLI_GO_ON && !env.is_protected)
 		status = check_venv(cli, env.path, rr_flow_venv(p->flow));
 out:

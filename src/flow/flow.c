@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/flow.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/lockfile.h"
@@ -383,18 +384,12 @@ static bool same_url(const char *a, const char *b)
 /* uv when it is on PATH, else pip: what `install` runs */
 static enum rr_installer installer_of(const struct rr_flow_opts *o)
 {
-	const char *path = env_of(o, "PATH");
-	RR_AUTOFREE char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");
-	char *save = NULL;
+	RR_AUTOFREE char *uv = NULL;
 
 	if (o->installer)
 		return strcmp(o->installer, "pip") == 0 ? RR_INSTALLER_PIP : RR_INSTALLER_UV;
-	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		RR_AUTOFREE char *cand = rr_xasprintf("%s/uv", dir);
-		if (access(cand, X_OK) == 0)
-			return RR_INSTALLER_UV;
-	}
-	return RR_INSTALLER_PIP;
+	uv = rr_file_which(env_of(o, "PATH"), "uv");
+	return uv ? RR_INSTALLER_UV : RR_INSTALLER_PIP;
 }
 
 /*

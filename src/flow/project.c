@@ -463,6 +463,17 @@ bool rr_project_reaches_stack(const struct rr_project *p)
 	return false;
 }
 
+const char *rr_project_uv_needed(const struct rr_project *p, const char **key)
+{
+	/* constraint-dependencies is older: uv 0.9.0 applies it */
+	if (p->excludes.n || p->cur_excludes.found) {
+		*key = KEY_EXCLUDE;
+		return "0.9.8";
+	}
+	*key = NULL;
+	return NULL;
+}
+
 static const char **values_of(const struct rr_project_list *l)
 {
 	const char **v = rr_xcalloc(l->n + 1, sizeof(char *));

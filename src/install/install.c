@@ -54,17 +54,7 @@ static void warn(const struct rr_install_opts *o, const char *text)
 
 static char *find_on_path(const struct rr_install_opts *o, const char *prog)
 {
-	const char *path = env_of(o, "PATH");
-	RR_AUTOFREE char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");
-	char *save = NULL;
-
-	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		char *cand = rr_xasprintf("%s/%s", dir, prog);
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-	}
-	return NULL;
+	return rr_file_which(env_of(o, "PATH"), prog);
 }
 
 /* a private temporary file under $TMPDIR (else /tmp) holding contents; NULL on failure */
