@@ -105,11 +105,14 @@ struct rr_flow_opts {
 	const struct rr_provider *provider;
 	const char *user_agent;
 	bool record; /* keep every answer of the world in f->world (--write-testcase) */
-	/* check (the pre-commit hook): when the index cannot be reached, answer from the
-	 * cache; when the cache lacks something too (or, with offline, when it lacks
+	/* check (the pre-commit hook): when the index cannot be reached or keeps failing
+	 * (HTTP 5xx after the retries), answer from the cache; when the cache lacks something too (or, with offline, when it lacks
 	 * something at all), judge the lines alone and say that the dependencies were not
 	 * checked (a warning, never a silent pass) */
 	bool offline_fallback;
+	/* with offline_fallback: "not checked" (the index unusable, the cache short) is an
+	 * error, RR_E_NETWORK (CI: $ROCM_RESOLVE_REQUIRE_INDEX) */
+	bool require_index;
 	/* the index client's transfers and progress (rr_index_opts.observe), or NULL */
 	void (*observe)(void *ctx, const struct rr_index_event *ev);
 	void *observe_ctx;

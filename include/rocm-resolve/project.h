@@ -116,7 +116,8 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 /*
  * does uv, left alone, reach the stack here? false when the resolution holds no
  * protected build, nothing held back, stripped or excluded, and no package the stack
- * itself requires: then no setting is needed (the project hook demands none)
+ * itself requires: then no setting is needed (the project hook demands none). Not
+ * resolved against an index (none usable): by the lines alone
  */
 bool rr_project_reaches_stack(const struct rr_project *p);
 /*

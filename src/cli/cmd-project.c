@@ -263,6 +263,8 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	rr_project_env_release(&env);
 	rr_session_fill_opts(&o, cli, true);
 	o.observe = NULL; /* the progress line belongs to a session */
+	/* the hook: no network is never a failed commit (check's rule) */
+	o.offline_fallback = cli->check_only;
 	hidden_venv = venv_real && !holds_torch(venv_real) ? venv_real : NULL;
 	o.getenv_fn = env_without_project;
 	rc = rr_project_open(&o, pyproject, &p, &err);
@@ -323,9 +325,19 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	}
 	if (cli->check_only && !rr_project_reaches_stack(p) && !p->cur_excludes.found &&
 	    !p->cur_constraints.found) {
-		rr_cli_info(cli,
-			    "%s: uv never reaches the ROCm stack of %s here (nothing protected, "
-			    "held back or excluded in its resolution): no settings needed",
+		if (rr_flow_get_plan(p->flow)->resolved)
+			rr_cli_info(
+			    cli,
+			    "%s: uv never reaches the ROCm stack of %s here (nothing "
+			    "protected, held back or excluded in its resolution): no settings "
+			    "needed",
+			    where, rr_flow_venv(p->flow)->root);
+		else
+			rr_cli_info(
+			    cli,
+			    "%s: its lines alone do not reach the ROCm stack of %s, and their "
+			    "dependencies were NOT checked (see the warning): no settings "
+			    "demanded",
 			    where, rr_flow_venv(p->flow)->root);
 	} else if (cli->check_only) {
 		RR_AUTO_STRBUF struct rr_strbuf why = RR_STRBUF_INIT;
@@ -333,8 +345,12 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			if (cli->verbosity >= 0 && !fatal && uv_status == RR_CLI_GO_ON)
 				fprintf(stderr,
 					"rocm-resolve: ok: the [tool.uv] settings of %s keep the "
-					"ROCm stack of %s\n",
-					where, rr_flow_venv(p->flow)->root);
+					"ROCm stack of %s%s\n",
+					where, rr_flow_venv(p->flow)->root,
+					rr_flow_get_plan(p->flow)->resolved
+					    ? ""
+					    : " as far as the lines alone tell (not resolved "
+					      "against an index: dependencies NOT checked)");
 		} else {
 			RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 			/* file text reaches the terminal escaped */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,15 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 	s->progress_shown = true;
 }
 
+/* CI demands the index: $ROCM_RESOLVE_REQUIRE_INDEX set to 1, true or yes */
+static bool require_index(void)
+{
+	const char *v = getenv("ROCM_RESOLVE_REQUIRE_INDEX");
+
+	return v &&
+	       (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0);
+}
+
 void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool want_inputs)
 {
 	/* what the command line set through the run's option table, then the session's */
@@ -83,6 +93,7 @@ void rr_session_fill_opts(struct rr_flow_opts *o, const struct rr_cli *cli, bool
 	o->record = cli->write_testcase != NULL;
 	o->lock = cli->lock;
 	o->offline_fallback = cli->cmd->flags & RR_CMD_OFFLINE_FALLBACK;
+	o->require_index = require_index();
 	/* check judges a uv project as uv acts on it: its [tool.uv] settings applied */
 	o->uv_settings = strcmp(cli->cmd->name, "check") == 0;
 	o->observe = observe;

@@ -824,37 +824,40 @@ static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_erro
 	else {
 		rr_plan_classify(&in, resolvable);
 		rc = resolve(f, o, resolvable, err);
-		if (rc == RR_E_NETWORK && o->offline_fallback &&
-		    (o->offline || f->config.offline.value)) {
-			/* asked to stay offline (a hook's args, a fresh clone's empty cache): as
-			 * with no network, never a failed check for want of one */
-			rr_resolution_release(&f->res);
-			rr_error_release(err);
-			flow_warn(f, rr_xstrdup("offline (--offline or $UV_OFFLINE), and the cache "
-						"does not hold everything: dependencies were NOT "
-						"checked, only the lines themselves"));
-			in.unresolved = "offline, not all in the cache";
-			return rr_plan_build(&in, &f->plan, err);
-		}
-		if (rc == RR_E_NETWORK && o->offline_fallback) {
+		/* the hooks' one network rule: an index that cannot be reached and one that
+		 * keeps failing (HTTP 5xx after the retries) are the same - the cache, else the
+		 * lines alone, said; never a failed check for want of a network, unless
+		 * require_index (CI) makes "not checked" an error */
+		if ((rc == RR_E_NETWORK || rc == RR_E_HTTP) && o->offline_fallback) {
 			struct rr_flow_opts off = *o;
-			RR_AUTOFREE char *why = rr_xstrdup(err && err->msg ? err->msg : "no network");
+			bool offline = o->offline || f->config.offline.value;
+			RR_AUTOFREE char *why =
+			    offline ? rr_xstrdup("offline: --offline or $UV_OFFLINE")
+				    : rr_xasprintf("the index could not be used: %s",
+						   err && err->msg ? err->msg : "no network");
 			rr_resolution_release(&f->res);
 			rr_error_release(err);
 			off.offline = true;
-			rc = resolve(f, &off, resolvable, err);
+			rc = offline ? RR_E_NETWORK : resolve(f, &off, resolvable, err);
 			if (!rc) {
-				flow_warn(f, rr_xasprintf("the index could not be reached (%s): answered "
-							  "from the cache",
-							  why));
+				flow_warn(f, rr_xasprintf("%s: answered from the cache", why));
+			} else if (rc == RR_E_NETWORK && o->require_index) {
+				rr_error_release(err);
+				return rr_fail(err, RR_E_NETWORK,
+					       "%s, and the cache does not hold everything: the "
+					       "dependencies cannot be checked, and "
+					       "ROCM_RESOLVE_REQUIRE_INDEX demands that they are",
+					       why);
 			} else if (rc == RR_E_NETWORK) {
-				flow_warn(f, rr_xasprintf("the index could not be reached (%s) and the "
-							  "cache does not hold everything: dependencies "
-							  "were NOT checked, only the lines themselves",
-							  why));
+				flow_warn(
+				    f, rr_xasprintf("%s, and the cache does not hold everything: "
+						    "dependencies were NOT checked, only the lines "
+						    "themselves",
+						    why));
 				rr_resolution_release(&f->res);
 				rr_error_release(err);
-				in.unresolved = "no index reachable, not all in the cache";
+				in.unresolved = offline ? "offline, not all in the cache"
+							: "no index usable, not all in the cache";
 				return rr_plan_build(&in, &f->plan, err);
 			}
 		}

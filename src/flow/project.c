@@ -438,9 +438,10 @@ bool rr_project_reaches_stack(const struct rr_project *p)
 	const struct rr_plan *plan = p->flow->plan;
 	const struct rr_resolution *res = &p->flow->res;
 
-	if (!plan || !plan->resolved || res->failed || p->nunmet || plan->nholds || res->npins ||
-	    res->nexcludes || res->nchanges)
+	if (!plan || res->failed || p->nunmet || plan->nholds || res->npins || res->nexcludes ||
+	    res->nchanges)
 		return true;
+	/* unresolved (no index usable): the lines alone are all there is to go by */
 	for (size_t i = 0; i < plan->ndecisions; i++) {
 		const struct rr_decision *d = &plan->decisions[i];
 		if (d->action != RR_ACT_KEEP || d->reason == RR_WHY_HELD_BACK ||
@@ -526,8 +527,10 @@ rr_err rr_project_edit(const struct rr_project *p, char **ret, size_t *retlen, r
 	return RR_OK;
 }
 
+/* stale: whether an entry no longer wanted counts (not when the resolution is missing) */
 static void compare_one(const char *key, const struct rr_project_list *want,
-			const struct rr_toml_array *have, struct rr_strbuf *why, bool *ok)
+			const struct rr_toml_array *have, bool stale, struct rr_strbuf *why,
+			bool *ok)
 {
 	for (size_t i = 0; i < want->n; i++) {
 		bool found = false;
@@ -540,7 +543,7 @@ static void compare_one(const char *key, const struct rr_project_list *want,
 				       want->v[i].comment ? want->v[i].comment : "");
 		}
 	}
-	for (size_t k = 0; k < have->n; k++) {
+	for (size_t k = 0; stale && k < have->n; k++) {
 		bool found = false;
 		for (size_t i = 0; i < want->n && !found; i++)
 			found = strcmp(have->v[k].value, want->v[i].value) == 0;
@@ -554,10 +557,13 @@ static void compare_one(const char *key, const struct rr_project_list *want,
 
 bool rr_project_compare(const struct rr_project *p, struct rr_strbuf *why)
 {
+	/* unresolved (no index usable): the exclusions follow from the stack and the lines
+	 * alone; a constraint the resolution put there cannot be judged stale */
+	bool resolved = p->flow->plan && p->flow->plan->resolved;
 	bool ok = true;
 
-	compare_one(KEY_EXCLUDE, &p->excludes, &p->cur_excludes, why, &ok);
-	compare_one(KEY_CONSTRAINT, &p->constraints, &p->cur_constraints, why, &ok);
+	compare_one(KEY_EXCLUDE, &p->excludes, &p->cur_excludes, true, why, &ok);
+	compare_one(KEY_CONSTRAINT, &p->constraints, &p->cur_constraints, resolved, why, &ok);
 	return ok;
 }
 

@@ -18,6 +18,7 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_fault/5xx/<n>/...         the first n requests for this path get 503 (HEADs count for
                               none of these <n>)
   /_fault/always5xx/...       always 503
+  /_fault/always500/...       always 500 (an index that fails, as a broken mirror does)
   /_fault/drop/<n>/...        the first n requests: connection closed, no answer
   /_fault/trunc/<n>/...       the first n requests: half the body, then close
   /_fault/stall/<n>/...       the first n requests: half the body, then nothing for 20 s
@@ -741,7 +742,7 @@ def make_handler(state):
                     elif n_seen < n:
                         faults.add(kind)
                     continue
-                m = re.match(r"/_fault/(always5xx|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages|filelinks|nohash|garbage|bightml)(/.*)$", rest)
+                m = re.match(r"/_fault/(always5xx|always500|badjson|ctype|nometa|nocache|corrupt|noranges|noheaders|hang|emptypages|filelinks|nohash|garbage|bightml)(/.*)$", rest)
                 if m:
                     faults.add(m.group(1))
                     rest = m.group(2)
@@ -790,6 +791,8 @@ def make_handler(state):
                 return
             if "5xx" in faults or "always5xx" in faults:
                 return self.send(503, b"service unavailable\n")
+            if "always500" in faults:
+                return self.send(500, b"internal server error\n")
             self.route(rest, faults)
 
         def control(self, path):

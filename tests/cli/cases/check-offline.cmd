@@ -3,4 +3,4 @@
 args: check --offline --venv @SRC@/fixtures/venvs/rocm72 --index-url http://127.0.0.1:9/offline-check/simple tests/cli/inputs/safe.txt
 env: RR_SYSROOT=@SRC@/fixtures/venvs/sysroot-rocm72
 expect-exit: 0
-expect-stderr: contains offline (--offline or $UV_OFFLINE), and the cache does not hold everything
+expect-stderr: contains offline: --offline or $UV_OFFLINE, and the cache does not hold everything
