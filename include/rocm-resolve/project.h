@@ -5,7 +5,9 @@
  *   struct rr_project *p;
  *   rc = rr_project_open(&o, "pyproject.toml", &p, err);  the file, its settings, the flow
  *   rc = rr_project_plan(p, &o, err);                     resolve with the stack fixed
- *   if (p->nunmet) ... an error: requirements no release can meet with the stack
+ *   if (p->nunmet) ... an error: requirements no release can meet with the stack (where
+ *                      only the requirement's own bound is in the way - the lower bound
+ *                      `uv add` writes - the release that fits is named, and the edit)
  *   rr_project_format(p, &sb);                            the [tool.uv] table, as TOML
  *   rc = rr_project_edit(p, &text, &len, err);            the file with its keys replaced
  *   rr_project_compare(p, &why);                          false when missing or stale
@@ -74,6 +76,7 @@ struct rr_project {
 	 * stack; the settings are no answer then */
 	char **unmet;
 	size_t nunmet;
+	size_t *unmet_item; /* the reqset item of each, SIZE_MAX when none */
 	char **warnings;
 	size_t nwarnings;
 };

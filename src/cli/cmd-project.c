@@ -311,7 +311,7 @@ static int one_project(struct rr_cli *cli, const char *arg)
 	if (p->nunmet) {
 		RR_AUTO_STRBUF struct rr_strbuf msg = RR_STRBUF_INIT;
 		rr_strbuf_addf(&msg,
-			       "rocm-resolve: error: %s asks for what no release can give next "
+			       "rocm-resolve: error: %s asks for what cannot be installed next "
 			       "to the ROCm stack of %s:\n",
 			       where, rr_flow_venv(p->flow)->root);
 		for (size_t i = 0; i < p->nunmet; i++) {

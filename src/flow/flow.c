@@ -452,10 +452,18 @@ rr_err rr_flow_indexes(struct rr_flow *f, const struct rr_flow_opts *o, rr_error
 		 * news */
 		if (plan_default && !same_url(plan_default_url, c->default_index.value)) {
 			RR_AUTOFREE char *shown = rr_redact_credentials(c->default_index.value);
-			flow_warn(f, rr_xasprintf("%s sets the default index to %s, which uv prefers to "
-						  "the plan's --index-url: resolved against it (give "
-						  "uv --default-index, or --installer pip)",
-						  c->default_index.origin, shown));
+			/* project makes no plan: the one who reads the index is `uv lock` */
+			bool project = o->command && strcmp(o->command, "project") == 0;
+			flow_warn(f, project
+					 ? rr_xasprintf("%s sets the default index to %s, and "
+							"`uv lock` takes it, not the --index-url "
+							"given here: resolved against it",
+							c->default_index.origin, shown)
+					 : rr_xasprintf("%s sets the default index to %s, which uv "
+							"prefers to the plan's --index-url: "
+							"resolved against it (give uv "
+							"--default-index, or --installer pip)",
+							c->default_index.origin, shown));
 		}
 		add_index(&l, c->default_index.value, NULL, c->default_index.origin, true,
 			  FROM_CONFIG);

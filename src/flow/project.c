@@ -15,6 +15,7 @@
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/requirement.h"
 #include "rocm-resolve/resolution.h"
+#include "rocm-resolve/specifier.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strv.h"
 #include "rocm-resolve/tomledit.h"
@@ -124,12 +125,57 @@ static void as_uv_lock(struct rr_flow_opts *fo, const struct rr_project *p)
 	fo->cwd = p->dir;
 }
 
+/* the flow on the root's file as `uv lock` locks it, the user's constraints among its lines */
+static rr_err open_flow(const struct rr_project *p, const struct rr_flow_opts *o,
+			struct rr_flow **ret, rr_error *err)
+{
+	struct rr_flow_opts fo = *o;
+	const char *inputs[] = {p->path};
+	struct rr_flow *f = NULL;
+	rr_err rc;
+
+	/* as `uv lock` locks it: every member, extra and group, uv's indexes for the root */
+	fo.inputs = inputs;
+	fo.ninputs = 1;
+	fo.want_inputs = true;
+	fo.all_members = true;
+	fo.uv_settings = false; /* the settings are what is worked out here */
+	as_uv_lock(&fo, p);
+	if ((rc = rr_flow_open(&fo, &f, err)))
+		return rc;
+	/* the user's own constraints bound the resolution, as uv will apply them */
+	for (size_t i = 0; i < p->cur_constraints.n; i++) {
+		const struct rr_toml_entry *e = &p->cur_constraints.v[i];
+		struct rr_requirement req = RR_REQUIREMENT_INIT;
+		struct rr_item *it;
+		if (is_ours(e->comment))
+			continue;
+		if ((rc = rr_requirement_parse(e->value, &req, err))) {
+			RR_AUTOFREE char *line = line_of(&p->text, e->line);
+			rr_error_prefix(err, "[tool.uv] constraint-dependencies entry '%s': ", e->value);
+			rr_error_set_origin(err, p->path, e->line, e->col + 1, line);
+			rr_flow_free(f);
+			return rc;
+		}
+		it = rr_reqset_add_item(&f->reqs);
+		it->path = rr_xstrdup(p->path);
+		it->line = e->line;
+		it->col = e->col;
+		it->text = rr_xstrdup(e->value);
+		it->text_expanded = it->text;
+		it->constraint = true;
+		it->kind = RR_ITEM_REQ;
+		it->req = req;
+		it->url_written = it->req.url;
+	}
+	*ret = f;
+	return RR_OK;
+}
+
 rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, struct rr_project **ret,
 		       rr_error *err)
 {
 	struct rr_project *p = rr_xcalloc(1, sizeof(*p));
-	struct rr_flow_opts fo = *o;
-	const char *inputs[1];
 	rr_err rc;
 
 	p->asked = rr_xstrdup(pyproject);
@@ -140,7 +186,6 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 	/* the settings live in the workspace root, the only place uv reads them */
 	p->path = rr_xstrdup(p->ws->root_pyproject);
 	p->dir = rr_xstrdup(p->ws->root);
-	inputs[0] = p->path;
 	if (strcmp(p->path, pyproject) != 0) {
 		rr_strbuf_reset(&p->text);
 		if ((rc = rr_strbuf_read_file(&p->text, p->path, RR_REQFILE_MAX_SIZE, err)) ||
@@ -153,39 +198,8 @@ rr_err rr_project_open(const struct rr_flow_opts *o, const char *pyproject, stru
 	    (rc = rr_tomledit_get_array(pyproject, p->text.buf, p->text.len, TOOL_UV, 2,
 					KEY_CONSTRAINT, &p->cur_constraints, err)))
 		goto fail;
-	/* as `uv lock` locks it: every extra, every group, uv's indexes for the project */
-	fo.inputs = inputs;
-	fo.ninputs = 1;
-	fo.want_inputs = true;
-	fo.all_members = true;
-	fo.uv_settings = false; /* the settings are what is worked out here */
-	as_uv_lock(&fo, p);
-	if ((rc = rr_flow_open(&fo, &p->flow, err)))
+	if ((rc = open_flow(p, o, &p->flow, err)))
 		goto fail;
-	/* the user's own constraints bound the resolution, as uv will apply them */
-	for (size_t i = 0; i < p->cur_constraints.n; i++) {
-		const struct rr_toml_entry *e = &p->cur_constraints.v[i];
-		struct rr_requirement req = RR_REQUIREMENT_INIT;
-		struct rr_item *it;
-		if (is_ours(e->comment))
-			continue;
-		if ((rc = rr_requirement_parse(e->value, &req, err))) {
-			RR_AUTOFREE char *line = line_of(&p->text, e->line);
-			rr_error_prefix(err, "[tool.uv] constraint-dependencies entry '%s': ", e->value);
-			rr_error_set_origin(err, pyproject, e->line, e->col + 1, line);
-			goto fail;
-		}
-		it = rr_reqset_add_item(&p->flow->reqs);
-		it->path = rr_xstrdup(pyproject);
-		it->line = e->line;
-		it->col = e->col;
-		it->text = rr_xstrdup(e->value);
-		it->text_expanded = it->text;
-		it->constraint = true;
-		it->kind = RR_ITEM_REQ;
-		it->req = req;
-		it->url_written = it->req.url;
-	}
 	*ret = p;
 	return RR_OK;
 fail:
@@ -261,6 +275,68 @@ static void excludes_of_stack(struct rr_project *p)
 	}
 }
 
+static void add_unmet(struct rr_project *p, size_t item, char *owned)
+{
+	p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
+	p->unmet_item = rr_xrealloc(p->unmet_item, (p->nunmet + 1) * sizeof(size_t));
+	p->unmet_item[p->nunmet] = item;
+	p->unmet[p->nunmet++] = owned;
+}
+
+/*
+ * an unmet requirement with a version bound, resolved again as the name alone: where a
+ * release fits the stack, its own bound is what is in the way (the lower bound `uv add`
+ * writes: it locks the newest release, blind to the excluded stack) - named, with the
+ * edit that takes the release that fits
+ */
+static void relax_unmet(struct rr_project *p, const struct rr_flow_opts *o)
+{
+	for (size_t k = 0; k < p->nunmet; k++) {
+		size_t i = p->unmet_item[k];
+		const struct rr_item *it = i < p->flow->reqs.nitems ? &p->flow->reqs.items[i]
+								    : NULL;
+		struct rr_flow_opts fo = *o;
+		struct rr_flow *f = NULL;
+		rr_error e = RR_ERROR_INIT;
+		const struct rr_decision *d;
+		const char *fits = NULL;
+		char *more;
+
+		if (!it || !it->req.key || !it->req.spec.n || it->req.url || it->constraint)
+			continue;
+		as_uv_lock(&fo, p);
+		if (open_flow(p, o, &f, &e) || i >= f->reqs.nitems ||
+		    strcmp(f->reqs.items[i].text, it->text) != 0)
+			goto next;
+		rr_specset_release(&f->reqs.items[i].req.spec);
+		f->reqs.items[i].req.spec = (struct rr_specset)RR_SPECSET_INIT;
+		if (rr_flow_plan(f, &fo, &e) || !f->plan->resolved)
+			goto next;
+		d = &f->plan->decisions[i];
+		if (d->action == RR_ACT_STRIP || d->reason == RR_WHY_NO_SAFE_VERSION)
+			goto next;
+		fits = d->version;
+		for (size_t l = 0; !fits && l < f->res.nlocked; l++)
+			if (rr_name_eq(f->res.locked[l].name, it->req.key))
+				fits = f->res.locked[l].version;
+		if (!fits)
+			goto next;
+		more = rr_xasprintf(
+		    "%s; only its own bound is in the way: %s %s fits the stack (`uv "
+		    "add` writes the newest release as a lower bound, blind to the "
+		    "excluded stack): write '%s>=%s' (or '%s') there, or add it with "
+		    "`uv add --raw --frozen %s`, then `rocm-resolve project --write` "
+		    "and `uv lock`",
+		    p->unmet[k], it->req.name, fits, it->req.name, fits, it->req.name,
+		    it->req.name);
+		free(p->unmet[k]);
+		p->unmet[k] = more;
+	next:
+		rr_error_release(&e);
+		rr_flow_free(f);
+	}
+}
+
 static void from_plan(struct rr_project *p)
 {
 	const struct rr_plan *plan = p->flow->plan;
@@ -283,10 +359,10 @@ static void from_plan(struct rr_project *p)
 					why = plan->changes[k].why;
 					break;
 				}
-			p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
-			p->unmet[p->nunmet++] = rr_xasprintf("%s: '%s': %.*s", d->source,
-							     d->requirement,
-							     (int)strcspn(why, "\n"), why);
+			add_unmet(p, i, NULL);
+			p->unmet[p->nunmet - 1] = rr_xasprintf("%s: '%s': %.*s", d->source,
+							       d->requirement,
+							       (int)strcspn(why, "\n"), why);
 		} else if ((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
 			   d->action == RR_ACT_STRIP) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);
@@ -303,8 +379,7 @@ static void from_plan(struct rr_project *p)
 		ours(&p->constraints, value, rr_xstrdup(plan->holds[i].why));
 	}
 	if (res->failed) {
-		p->unmet = rr_xrealloc(p->unmet, (p->nunmet + 1) * sizeof(char *));
-		p->unmet[p->nunmet++] = rr_xstrdup(res->failed);
+		add_unmet(p, SIZE_MAX, rr_xstrdup(res->failed));
 	}
 }
 
@@ -360,6 +435,8 @@ rr_err rr_project_plan(struct rr_project *p, const struct rr_flow_opts *o, rr_er
 		return rc;
 	excludes_of_stack(p);
 	from_plan(p);
+	if (p->nunmet && p->flow->plan->resolved)
+		relax_unmet(p, o);
 	stack_requirements(p);
 	if (!p->flow->plan->resolved)
 		project_warn(p, rr_xasprintf("not resolved against an index (%s): "
@@ -669,6 +746,7 @@ struct rr_project *rr_project_free(struct rr_project *p)
 	list_release(&p->excludes);
 	list_release(&p->constraints);
 	rr_strv_free_array(p->unmet, p->nunmet);
+	free(p->unmet_item);
 	rr_strv_free_array(p->warnings, p->nwarnings);
 	free(p);
 	return NULL;

@@ -509,8 +509,15 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 					"against the stack"));
 		return;
 	}
-	decide(d, RR_ACT_KEEP, RR_WHY_OK, resolved_line(it, req),
-	       rr_xstrdup("resolved with its dependencies: no conflict with the ROCm stack"));
+	/* a lock line: what its locked version does comes first, then what the plan takes */
+	decide(
+	    d, RR_ACT_KEEP, RR_WHY_OK, resolved_line(it, req),
+	    r && r->relaxed
+		? rr_xasprintf("the locked '%s' breaks the ROCm stack; '%s', the newest release "
+			       "that can be installed next to it, resolves with its dependencies "
+			       "with no conflict",
+			       it->text, it->req.name)
+		: rr_xstrdup("resolved with its dependencies: no conflict with the ROCm stack"));
 }
 
 static const char *match_cuda_index(const struct rr_policy *pol, const char *url)

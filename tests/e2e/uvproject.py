@@ -21,8 +21,9 @@ newest releases need another stack: rr-speech (two levels down, rr-audio-backend
     what it was;
   - a project no release can satisfy next to the stack is an error naming it.
 With RR_TRANSCRIPT=FILE the commands and their output are written there."""
-import os
 import difflib
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -283,6 +284,10 @@ def main():
             check("project --check then: exit 1, 'rr-speech>=2.0' with the chain down to torchaudio",
                   c.returncode == 1 and "'rr-speech>=2.0'" in c.stderr
                   and "rr-audio-backend 2.0 requires torchaudio>=2.9.1" in c.stderr, c.stderr)
+            check("... and names uv add's lower bound as the cause, the release that fits and the edit",
+                  "only its own bound is in the way: rr-speech 1.0 fits the stack" in c.stderr
+                  and "write 'rr-speech>=1.0'" in c.stderr and "uv add --raw --frozen rr-speech" in c.stderr
+                  and "no release can give" not in c.stderr, c.stderr)
             sh([uv, "remove", "--frozen", "rr-speech"], cwd=cfg)
             a = sh([uv, "add", "--raw", "--frozen", "rr-speech"], cwd=cfg)
             c = rr(["project", "--check", "--timeout", "20", "cfg-app"], cwd=work, env=dead)
@@ -293,6 +298,26 @@ def main():
                   a.returncode == 0 and c.returncode == 1 and "rr-speech==1.0" in c.stderr and w.returncode == 0
                   and pk.get("rr-speech") == "1.0" and pk.get("rr-fastkern") == "1.0"
                   and not any(p in pk for p in PROTECTED), a.stderr + c.stderr + w.stderr + r.stderr + str(pk))
+
+            # ---- a lock line whose locked version breaks the stack while the newest release
+            # fits (xformers 0.0.29.post3 pins torch==2.6.0; 0.0.31 asks torch>=2.7): its
+            # decision says what the locked version does, not "no conflict" alone
+            xf = os.path.join(work, "xf-app")
+            os.makedirs(xf)
+            with open(os.path.join(xf, "pyproject.toml"), "w") as fh:
+                fh.write("[project]\nname = \"xf-app\"\nversion = \"0\"\nrequires-python = \">=3.11\"\n"
+                         "dependencies = [\"xformers==0.0.29.post3\"]\n\n[tool.uv]\n"
+                         "exclude-dependencies = [\"torch\"]\n\n"
+                         f"[[tool.uv.index]]\nurl = \"{simple}\"\ndefault = true\n")
+            r = sh([uv, "lock", "--python", f"{v72}/bin/python"], cwd=xf)
+            j = rr(["check", "--format", "json", "uv.lock"], cwd=xf)
+            doc = json.loads(j.stdout) if j.stdout.strip().startswith("{") else {}
+            ds = [d for d in doc.get("decisions", []) if d.get("requirement", "").startswith("xformers")]
+            check("a locked xformers==0.0.29.post3: its decision says the locked version breaks the "
+                  "stack, and it is marked so",
+                  r.returncode == 0 and j.returncode == 1 and len(ds) == 1 and ds[0].get("breaks_stack")
+                  and ds[0]["why"].startswith("the locked 'xformers==0.0.29.post3' breaks the ROCm stack"),
+                  r.stderr + j.stderr + str(ds))
     finally:
         out = os.environ.get("RR_TRANSCRIPT")
         if out:
