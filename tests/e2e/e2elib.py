@@ -336,6 +336,18 @@ def now():
 
 # ---------------------------------------------------------------- uv projects
 
+PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
+# what a user runs to see that the ROCm torch imports (prints its version and hip)
+TORCH_IMPORT = 'import torch, torch.version as v; print(torch.__version__, "hip", v.hip)'
+
+
+def write(path, text):
+    """text into path, its directories made"""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
 def lock_packages(path):
     """{normalized name: version} of a uv.lock"""
     import tomllib

@@ -48,12 +48,6 @@ def hook_files():
     return out
 
 
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write(text)
-
-
 def main():
     if not os.access(E.EXE, os.X_OK):
         E.skip(f"{E.EXE} not built")
@@ -83,7 +77,7 @@ def main():
                 """a git repository holding tree {path: text}, with both hooks configured"""
                 d = os.path.join(work, name)
                 for rel, text in tree.items():
-                    write(os.path.join(d, rel), text)
+                    E.write(os.path.join(d, rel), text)
                 args = ["--venv", v72, "--cache-dir", cache, "--timeout", "30"] + list(extra_args)
                 cfg = "repos:\n  - repo: local\n    hooks:\n"
                 for hid, entry in (("rocm-resolve-check", "check"),
@@ -92,7 +86,7 @@ def main():
                             f"        entry: {E.EXE} {entry}\n        language: system\n"
                             f"        files: '{files[hid]}'\n        pass_filenames: true\n"
                             f"        require_serial: true\n        args: {json.dumps(args)}\n")
-                write(os.path.join(d, ".pre-commit-config.yaml"), cfg)
+                E.write(os.path.join(d, ".pre-commit-config.yaml"), cfg)
                 subprocess.run(["git", "init", "-q", "-b", "main", d], env=env, check=True)
                 return d
 

@@ -37,9 +37,7 @@ import e2elib as E  # noqa: E402
 PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
 
 
-def lock_packages(path):
-    with open(path, "rb") as fh:
-        return {E.norm(p["name"]): p.get("version") for p in tomllib.load(fh).get("package", [])}
+lock_packages = E.lock_packages
 
 
 def main():

@@ -26,8 +26,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib as E  # noqa: E402
 
-PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
-IMPORT = "import torch, torch.version as v; print(torch.__version__, 'hip', v.hip)"
+PROTECTED = E.PROTECTED
+IMPORT = E.TORCH_IMPORT
 
 
 def main():

@@ -32,14 +32,8 @@ import tomllib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib as E  # noqa: E402
 
-PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
-IMPORT = "import torch, torch.version as v; print(torch.__version__, 'hip', v.hip)"
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as fh:
-        fh.write(text)
+PROTECTED = E.PROTECTED
+IMPORT = E.TORCH_IMPORT
 
 
 def main():
@@ -67,15 +61,15 @@ def main():
                          "[tool.uv.sources]\nkern = { workspace = true }\nhelper = { path = \"../helper\" }\n\n"
                          "[tool.uv.workspace]\nmembers = [\"packages/*\"]\nexclude = [\"packages/skip\"]\n\n"
                          f"[[tool.uv.index]]\nurl = \"{simple}\"\ndefault = true\n")
-            write(os.path.join(ws, "pyproject.toml"), root_text)
+            E.write(os.path.join(ws, "pyproject.toml"), root_text)
             kern_text = "[project]\nname = \"kern\"\nversion = \"0.1.0\"\ndependencies = [\"rr-fastkern\", \"torch>=2.3\"]\n"
-            write(os.path.join(ws, "packages", "kern", "pyproject.toml"), kern_text)
+            E.write(os.path.join(ws, "packages", "kern", "pyproject.toml"), kern_text)
             audio = os.path.join(ws, "packages", "audio", "pyproject.toml")
-            write(audio, "[project]\nname = \"audio\"\nversion = \"0.1.0\"\ndependencies = [\"rr-speech\"]\n")
-            write(os.path.join(ws, "packages", "skip", "pyproject.toml"),
+            E.write(audio, "[project]\nname = \"audio\"\nversion = \"0.1.0\"\ndependencies = [\"rr-speech\"]\n")
+            E.write(os.path.join(ws, "packages", "skip", "pyproject.toml"),
                   "[project]\nname = \"skip\"\nversion = \"0.1.0\"\ndependencies = [\"torch==2.4.0\"]\n")
             os.makedirs(os.path.join(ws, "packages", "empty"))  # uv skips an empty directory
-            write(os.path.join(work, "helper", "pyproject.toml"),
+            E.write(os.path.join(work, "helper", "pyproject.toml"),
                   "[project]\nname = \"helper\"\nversion = \"0.1.0\"\ndependencies = [\"einops\"]\n")
 
             def rr(args, cwd=ws, **kw):
@@ -88,7 +82,7 @@ def main():
                 return u.get("exclude-dependencies", []), u.get("constraint-dependencies", [])
 
             # ---- a matched directory with files but no project: uv refuses, so do we
-            write(os.path.join(ws, "packages", "notes", "README"), "no project here\n")
+            E.write(os.path.join(ws, "packages", "notes", "README"), "no project here\n")
             lk = S.sh([uv, "lock", "--python", f"{v72}/bin/python"], ws)
             c = rr(["project", "--check", "."])
             t.check("a member glob matching a directory without pyproject.toml: uv lock refuses, "
@@ -155,13 +149,13 @@ def main():
 
             # ---- a virtual root
             vr = os.path.join(work, "vroot")
-            write(os.path.join(vr, "pyproject.toml"),
+            E.write(os.path.join(vr, "pyproject.toml"),
                   "[tool.uv.workspace]\nmembers = [\"libs/*\"]\n\n"
                   f"[[tool.uv.index]]\nurl = \"{simple}\"\ndefault = true\n")
-            write(os.path.join(vr, "libs", "speech", "pyproject.toml"),
+            E.write(os.path.join(vr, "libs", "speech", "pyproject.toml"),
                   "[project]\nname = \"speech\"\nversion = \"0.1.0\"\nrequires-python = \">=3.11\"\n"
                   "dependencies = [\"rr-speech\", \"torch\"]\n")
-            write(os.path.join(vr, "libs", "util", "pyproject.toml"),
+            E.write(os.path.join(vr, "libs", "util", "pyproject.toml"),
                   "[project]\nname = \"util\"\nversion = \"0.1.0\"\nrequires-python = \">=3.11\"\n"
                   "dependencies = [\"einops\"]\n")
             w = rr(["project", "--write", "."], cwd=vr)
