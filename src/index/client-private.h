@@ -48,6 +48,7 @@ struct rr_index_src {
 	int probe_left;
 	bool probed;                     /* measured (or measuring) in this run */
 	bool warmed;                     /* its hosts were connected to (pages.c) */
+	struct rr_index_get *warm;       /* that connection's request while it is out */
 };
 
 struct rr_index_proj_slot {

@@ -156,6 +156,10 @@ struct rr_index_client *rr_index_client_free(struct rr_index_client *c)
 	rr_strmap_release(&c->page_jobs, rr_index_page_job_free);
 	rr_strmap_release(&c->meta_jobs, rr_index_meta_job_free);
 	for (size_t i = 0; i < c->nidx; i++) {
+		if (c->idx[i].warm) {
+			rr_index_get_release(c->idx[i].warm);
+			free(c->idx[i].warm);
+		}
 		rr_index_probe_free(&c->idx[i]);
 		free(c->idx[i].url);
 		free(c->idx[i].redacted);

@@ -408,6 +408,7 @@ static void probe_done(struct rr_index_client *c, struct rr_index_get *g)
 static void warm_done(struct rr_index_client *c, struct rr_index_get *g)
 {
 	(void)c;
+	((struct rr_index_src *)g->owner)->warm = NULL;
 	rr_index_get_release(g);
 	free(g);
 }
@@ -436,6 +437,8 @@ static void warm_hosts(struct rr_index_client *c, struct rr_index_src *s)
 	g->max_body = 4096;
 	g->priority = 4;
 	g->on_done = warm_done;
+	g->owner = s;
+	s->warm = g; /* still out when the client is freed (nothing else asked): freed there */
 	rr_index_get_start(c, g);
 }
 
