@@ -262,7 +262,7 @@ rc=$?
 echo "$out" >"$work/transcript-offline.txt"
 check "--offline, empty cache: a safe file passes (rc=$rc)" test $rc = 0
 check "... with the warning that dependencies were not checked" \
-	grep -q 'offline (--offline or $UV_OFFLINE), and the cache does not hold everything.*NOT checked' <<<"$out"
+	grep -q 'offline: --offline or $UV_OFFLINE, and the cache does not hold everything.*NOT checked' <<<"$out"
 printf 'torch==2.4.0\n' >requirements.txt
 out=$(XDG_CACHE_HOME=$work/empty-cache pre-commit run --files requirements.txt 2>&1)
 rc=$?
