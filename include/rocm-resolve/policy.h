@@ -42,7 +42,10 @@
 	X(RR_POL_NOT_CUDA_ONLY, "not_cuda_only")                                                   \
 	X(RR_POL_CUDA_INDEX, "cuda_index")                                                         \
 	X(RR_POL_CLASH_GROUP, "clash_groups")                                                      \
-	X(RR_POL_TORCH_BUILD, "torch_build")
+	X(RR_POL_TORCH_BUILD, "torch_build")                                                       \
+	X(RR_POL_CUDA_LIBRARY, "cuda_library")                                                     \
+	X(RR_POL_HIP_RUNTIME, "hip_runtime")                                                       \
+	X(RR_POL_ROCM_COUNTERPART, "rocm_counterpart")
 
 #define RR_POL_ENUM_(sym, str) sym,
 enum rr_policy_section { RR_POLICY_SECTIONS(RR_POL_ENUM_) RR_POL__MAX };
@@ -55,7 +58,9 @@ struct rr_policy_rule {
 	const char *pattern;
 	const char *reason;
 	const char *module; /* clash_groups: the shared top-level import name, else NULL */
-	const char *rocm;   /* torch_build: what to use on ROCm instead, else NULL */
+	const char *rocm;   /* torch_build: what to use on ROCm instead; rocm_counterpart: the
+			     * ROCm builds ("a | b", "{major}", "{minor}": data/README.md) */
+	const char *extra;  /* rocm_counterpart: the CUDA extra it applies to, else NULL */
 };
 
 rr_err rr_policy_load_default(struct rr_policy **ret, rr_error *err) RR_WUR;
@@ -88,6 +93,10 @@ const char *rr_policy_match_rocm_url(const struct rr_policy *pol, const char *ur
 /* a project whose build needs the installed torch (flash-attn): its rule, else NULL */
 const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy *pol,
 							 const char *key);
+/* a shared library name (DT_NEEDED, "libcudart.so.12"): a CUDA library's rule, else NULL */
+const char *rr_policy_match_cuda_library(const struct rr_policy *pol, const char *soname);
+/* the HIP runtime ("libamdhip64.so.7", whose number is its ROCm major): its rule, else NULL */
+const char *rr_policy_match_hip_runtime(const struct rr_policy *pol, const char *soname);
 /* "triton" for triton, pytorch-triton-rocm, triton-rocm, pytorch-triton */
 const char *rr_policy_clash_group(const struct rr_policy *pol, const char *key);
 struct rr_strv;

@@ -17,7 +17,7 @@
 
 struct rule {
 	struct rr_policy_rule pub; /* strings below, borrowed */
-	char *id, *pattern, *reason, *module, *rocm;
+	char *id, *pattern, *reason, *module, *rocm, *extra;
 	pcre2_code *re;
 };
 
@@ -46,6 +46,7 @@ static void rule_release(struct rule *r)
 	free(r->reason);
 	free(r->module);
 	free(r->rocm);
+	free(r->extra);
 	pcre2_code_free(r->re);
 	memset(r, 0, sizeof(*r));
 }
@@ -214,8 +215,11 @@ static rr_err parse_rule(const struct src *src, enum rr_policy_section sec, json
 			slot = &r->reason;
 		else if (strcmp(key, "module") == 0 && sec == RR_POL_CLASH_GROUP)
 			slot = &r->module;
-		else if (strcmp(key, "rocm") == 0 && sec == RR_POL_TORCH_BUILD)
+		else if (strcmp(key, "rocm") == 0 &&
+			 (sec == RR_POL_TORCH_BUILD || sec == RR_POL_ROCM_COUNTERPART))
 			slot = &r->rocm;
+		else if (strcmp(key, "extra") == 0 && sec == RR_POL_ROCM_COUNTERPART)
+			slot = &r->extra;
 		else
 			return fail_near(src, find_json_str(src, key, id_off), RR_E_DATA,
 					 "%s rule '%s': unknown key \"%s\"", sname, r->id, key);
@@ -254,6 +258,7 @@ static void publish(struct rule *r)
 	r->pub.reason = r->reason;
 	r->pub.module = r->module;
 	r->pub.rocm = r->rocm;
+	r->pub.extra = r->extra;
 }
 
 /* apply the parsed rules of one file: same id replaces, disabled removes, new appends */
@@ -512,6 +517,16 @@ const char *rr_policy_match_stock_label(const struct rr_policy *pol, const char 
 const char *rr_policy_match_rocm_url(const struct rr_policy *pol, const char *url)
 {
 	return reason_of(rr_policy_match(pol, RR_POL_ROCM_URL, url));
+}
+
+const char *rr_policy_match_cuda_library(const struct rr_policy *pol, const char *soname)
+{
+	return reason_of(rr_policy_match(pol, RR_POL_CUDA_LIBRARY, soname));
+}
+
+const char *rr_policy_match_hip_runtime(const struct rr_policy *pol, const char *soname)
+{
+	return reason_of(rr_policy_match(pol, RR_POL_HIP_RUNTIME, soname));
 }
 
 const char *rr_policy_clash_group(const struct rr_policy *pol, const char *key)

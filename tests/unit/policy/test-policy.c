@@ -93,6 +93,61 @@ static void test_cuda_only(void **state)
 	assert_non_null(rr_policy_match(pol_, RR_POL_NOT_CUDA_ONLY, "nvidia-ml-py"));
 }
 
+/* the load check's library names: what DT_NEEDED says, not distribution names */
+static void test_libraries(void **state)
+{
+	static const char *const cuda[] = {"libcudart.so.12",
+					   "libcudart.so",
+					   "libcuda.so.1",
+					   "libnvrtc.so.12",
+					   "libnvrtc-builtins.so.12.8",
+					   "libcublas.so.12",
+					   "libcublasLt.so.12",
+					   "libcufft.so.11",
+					   "libcurand.so.10",
+					   "libcusolver.so.11",
+					   "libcusparse.so.12",
+					   "libcutensor.so.2",
+					   "libcudnn.so.9",
+					   "libcudnn_graph.so.9",
+					   "libnccl.so.2",
+					   "libc10_cuda.so",
+					   "libtorch_cuda.so",
+					   "libnvJitLink.so.12"};
+	static const char *const not_cuda[] = {
+	    "libamdhip64.so.7",   "libc10.so",   "libc10_hip.so",   "libtorch_hip.so",
+	    "libcudart_static.a", "libcudaq.so", "libhipblas.so.3", "libcublas_ok"};
+	static const char *const hip[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libhiprtc.so.7"};
+	static const char *const not_hip[] = {"libamdhip64.so", "libhipblas.so.3", "libc10_hip.so",
+					      "libamdhip64.so.7.2"};
+	const struct rr_policy_rule *r;
+	(void)state;
+
+	for (size_t i = 0; i < RR_ARRAY_LEN(cuda); i++)
+		if (!rr_policy_match_cuda_library(pol_, cuda[i]))
+			fail_msg("%s should be a CUDA library", cuda[i]);
+	for (size_t i = 0; i < RR_ARRAY_LEN(not_cuda); i++)
+		if (rr_policy_match_cuda_library(pol_, not_cuda[i]))
+			fail_msg("%s should not be a CUDA library", not_cuda[i]);
+	for (size_t i = 0; i < RR_ARRAY_LEN(hip); i++)
+		if (!rr_policy_match_hip_runtime(pol_, hip[i]))
+			fail_msg("%s should be the HIP runtime", hip[i]);
+	for (size_t i = 0; i < RR_ARRAY_LEN(not_hip); i++)
+		if (rr_policy_match_hip_runtime(pol_, not_hip[i]))
+			fail_msg("%s should not be the HIP runtime", not_hip[i]);
+	/* the counterpart table: its keys load and reach the rule */
+	r = rr_policy_match(pol_, RR_POL_ROCM_COUNTERPART, "cupy-cuda12x");
+	assert_non_null(r);
+	assert_string_equal(r->rocm, "cupy-rocm-{major}-{minor}");
+	assert_null(r->extra);
+	r = rr_policy_match(pol_, RR_POL_ROCM_COUNTERPART, "onnxruntime-gpu");
+	assert_string_equal(r->rocm, "onnxruntime-rocm | onnxruntime-migraphx");
+	r = rr_policy_match(pol_, RR_POL_ROCM_COUNTERPART, "tensorflow");
+	assert_string_equal(r->extra, "and-cuda");
+	assert_non_null(rr_policy_match(pol_, RR_POL_ROCM_COUNTERPART, "torch-scatter"));
+	assert_null(rr_policy_match(pol_, RR_POL_ROCM_COUNTERPART, "cupy-rocm-7-0"));
+}
+
 static void test_versions_labels_urls(void **state)
 {
 	(void)state;
@@ -273,14 +328,15 @@ static void test_clash_members(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_default_loads),
-		cmocka_unit_test(test_gpu_family),
-		cmocka_unit_test(test_cuda_only),
-		cmocka_unit_test(test_versions_labels_urls),
-		cmocka_unit_test(test_clash_groups),
-		cmocka_unit_test(test_clash_members),
-		cmocka_unit_test(test_load_errors),
-		cmocka_unit_test(test_user_overrides),
+	    cmocka_unit_test(test_default_loads),
+	    cmocka_unit_test(test_gpu_family),
+	    cmocka_unit_test(test_cuda_only),
+	    cmocka_unit_test(test_libraries),
+	    cmocka_unit_test(test_versions_labels_urls),
+	    cmocka_unit_test(test_clash_groups),
+	    cmocka_unit_test(test_clash_members),
+	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_user_overrides),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
