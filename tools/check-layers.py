@@ -19,6 +19,7 @@ import sys
 LAYERS = [
     ["base"],
     ["pep"],
+    ["elf"],
     ["input", "venv", "gpu"],
     ["policy"],
     ["resolve"],
@@ -38,7 +39,8 @@ OWNER = {
     "reqfile": "input", "lockfile": "input", "config": "input", "tomledit": "input", "workspace": "input",
     "venv": "venv", "bridge": "venv",
     "verify": "gpu",
-    "policy": "policy", "stack": "policy", "stack-file": "policy",
+    "loadcheck": "elf",
+    "policy": "policy", "stack": "policy", "stack-file": "policy", "loadenv": "policy",
     "provider": "resolve", "resolve": "resolve",
     "index": "index", "index-provider": "index",
     "plan": "plan", "resolution": "plan",

@@ -19,7 +19,7 @@ plat=manylinux_2_28_x86_64
 cd "$(dirname "$0")/.."
 root=${1:-/var/cache/rocm-resolve/bullseye}
 src=$PWD
-pkgs=gcc,g++,pkg-config,libc6-dev,libjansson-dev,libpcre2-dev,libcurl4-openssl-dev,libarchive-dev
+pkgs=gcc,g++,pkg-config,libc6-dev,libjansson-dev,libpcre2-dev,libcurl4-openssl-dev,libarchive-dev,libelf-dev
 pkgs+=,python3,python3-venv,ca-certificates
 
 if [ ! -x "$root/usr/bin/python3" ]; then
@@ -71,6 +71,9 @@ if ! cmp -s tools/wheel-tools.txt "$root/opt/wheel-tools/pinned.txt"; then
 	in_root pip install -q --no-deps --require-hashes -r /src/tools/wheel-tools.txt
 	cp tools/wheel-tools.txt "$root/opt/wheel-tools/pinned.txt"
 fi
+# a chroot made before a package was added to pkgs gets it now
+[ -f "$root/usr/include/libelf.h" ] ||
+	in_root bash -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends libelf-dev'
 in_root bash -c 'ldd --version | head -1; gcc --version | head -1; python3 --version
 	pip freeze --all | tr "\n" " "; echo'
 rm -rf build-wheel-bullseye/dist

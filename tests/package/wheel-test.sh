@@ -100,8 +100,8 @@ libs=$(envrun ldd "$exe" 2>&1)
 check "every linked library resolves" bash -c '! grep -q "not found" <<<"$0"' "$libs"
 check "libjansson and libpcre2 from rocm_resolve.libs" \
 	bash -c 'grep -q "libjansson.*rocm_resolve.libs" <<<"$0" && grep -q "libpcre2-8.*rocm_resolve.libs" <<<"$0"' "$libs"
-check "libcurl and libarchive not linked (dlopen()ed on first use)" \
-	bash -c '! grep -qE "libcurl|libarchive" <<<"$0"' "$libs"
+check "libcurl, libarchive and libelf not linked (dlopen()ed on first use)" \
+	bash -c '! grep -qE "libcurl|libarchive|libelf" <<<"$0"' "$libs"
 
 fx=$src/fixtures/venvs
 out=$(envrun RR_SYSROOT="$fx/sysroot-rocm72" rocm-resolve inspect --venv "$fx/rocm72" 2>&1)
