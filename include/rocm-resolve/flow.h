@@ -218,10 +218,11 @@ char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const
 char *rr_flow_state_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *));
 
 /*
- * what a flow holds, borrowed until rr_flow_free (the plan until it is taken): the inputs
- * flattened, the environment and its stack (steps 1-3), the plan (step 6; NULL
+ * what a flow holds, borrowed until rr_flow_free (the plan until it is taken): the policy,
+ * the inputs flattened, the environment and its stack (steps 1-3), the plan (step 6; NULL
  * before or when it failed), the warnings of every step in order
  */
+const struct rr_policy *rr_flow_policy(const struct rr_flow *f);
 const struct rr_reqset *rr_flow_reqs(const struct rr_flow *f);
 const struct rr_venv *rr_flow_venv(const struct rr_flow *f);
 const struct rr_stack *rr_flow_stack(const struct rr_flow *f);

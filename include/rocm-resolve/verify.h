@@ -1,13 +1,16 @@
 /*
  * verify.h - prove that the installed ROCm (or CUDA) stack still computes.
  *
- * Three stages, each with its own verdict:
+ * Four stages, each with its own verdict:
  *   integrity  every file of every protected distribution matches its RECORD hash, and no
  *              other installed distribution ships the same top-level module;
  *   kernel     the HIP runtime torch would load (dlopen) compiles the embedded kernel with
  *              hiprtc for each visible device's architecture and runs it; results are checked
  *              exactly on the host with fresh random inputs. CUDA builds use NVRTC + libcuda;
- *   torch      the venv's python runs the embedded probe (torch on the device vs the CPU).
+ *   torch      the venv's python runs the embedded probe (torch on the device vs the CPU);
+ *   load       every ELF shared object the distributions install loads (rocm-resolve/
+ *              loadcheck.h: the loader's work on paper, no GPU), and none links CUDA or
+ *              another ROCm major's HIP runtime in a ROCm environment.
  *
  * Usage:
  *   struct rr_verify_opts o = {.site_dirs = dirs, .nsite_dirs = 1, .python = py, ...};
@@ -28,12 +31,13 @@
 #include <stddef.h>
 
 #include "rocm-resolve/error.h"
+#include "rocm-resolve/loadcheck.h"
 #include "rocm-resolve/strbuf.h"
 
 enum rr_verdict { RR_VERDICT_PASS, RR_VERDICT_FAIL, RR_VERDICT_SKIP, RR_VERDICT_UNAVAILABLE };
 
 struct rr_verify_stage {
-	const char *name; /* "integrity" | "kernel" | "torch" (static) */
+	const char *name; /* "integrity" | "kernel" | "torch" | "load" (static) */
 	enum rr_verdict verdict;
 	char *summary; /* one line */
 	char **details;
@@ -42,8 +46,8 @@ struct rr_verify_stage {
 };
 
 struct rr_verify_report {
-	struct rr_verify_stage stages[3];
-	char *json; /* the whole report as JSON text (schema 2, data/verify.schema.json) */
+	struct rr_verify_stage stages[4];
+	char *json; /* the whole report as JSON text (schema 3, data/verify.schema.json) */
 };
 
 struct rr_verify_dist {
@@ -63,7 +67,12 @@ struct rr_verify_opts {
 	const char *backend;       /* "auto" | "hip" | "cuda"; auto = cuda when torch_is_cuda */
 	bool torch_is_cuda;
 	int timeout_ms; /* per stage time limit (kernel launch and probe); 0 = 60000 */
-	bool skip_integrity, skip_kernel, skip_torch;
+	bool skip_integrity, skip_kernel, skip_torch, skip_load;
+	/* the load stage's options (NULL: skipped, no environment to read) and, when it checks
+	 * only some distributions, what they are ("the distributions the installer added or
+	 * changed") */
+	const struct rr_loadcheck_opts *load;
+	const char *load_scope;
 	/* search only torch_lib_dir and rocm_path, never /opt/rocm or the loader path (tests) */
 	bool no_loader_path;
 };

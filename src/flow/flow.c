@@ -933,6 +933,11 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	return NULL;
 }
 
+const struct rr_policy *rr_flow_policy(const struct rr_flow *f)
+{
+	return f->policy;
+}
+
 const struct rr_reqset *rr_flow_reqs(const struct rr_flow *f)
 {
 	return &f->reqs;

@@ -76,6 +76,10 @@ void rr_gpu_run_isolated(void (*fn)(const struct rr_verify_opts *, struct rr_ver
 			 const struct rr_verify_opts *o, int timeout_ms, const char *what,
 			 struct rr_verify_stage *st);
 
+/* load.c: the load stage; *dists its findings as JSON (the stage's "dists") */
+struct json_t;
+void rr_gpu_load(const struct rr_verify_opts *o, struct rr_verify_stage *st, struct json_t **dists);
+
 /* probe.c: the torch stage; kernel is the kernel stage's verdict (to judge "no GPU") */
 struct json_t;
 void rr_gpu_torch_probe(const struct rr_verify_opts *o, int timeout_ms, enum rr_verdict kernel,

@@ -1,6 +1,6 @@
 /*
- * verify: the three stages in order, the isolation of the kernel stage in a child process,
- * and the report (text and JSON schema 1).
+ * verify: the four stages in order, the isolation of the kernel stage in a child process,
+ * and the report (text and JSON schema 3).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -372,18 +372,20 @@ static json_t *probe_json(json_t *probe)
 	return o;
 }
 
-static void make_json(struct rr_verify_report *r, const char *venv, json_t *probe)
+static void make_json(struct rr_verify_report *r, const char *venv, json_t *probe, json_t *dists)
 {
 	json_t *root = json_object(), *stages = json_array();
 	struct rr_strbuf out = RR_STRBUF_INIT;
 
-	json_object_set_new(root, "schema", json_integer(2));
+	json_object_set_new(root, "schema", json_integer(3));
 	json_object_set_new(root, "venv", rr_json_str(venv));
 	json_object_set_new(root, "exit_code", json_integer(rr_verify_exit_code(r)));
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < RR_ARRAY_LEN(r->stages); i++) {
 		json_t *s = stage_json(&r->stages[i]);
 		if (i == 2 && probe)
 			json_object_set_new(s, "probe", probe_json(probe));
+		if (i == 3 && dists)
+			json_object_set(s, "dists", dists);
 		json_array_append_new(stages, s);
 	}
 	json_object_set_new(root, "stages", stages);
@@ -398,7 +400,7 @@ rr_err rr_verify_run(const struct rr_verify_opts *o, struct rr_verify_report **r
 	const char *backend = o->backend ? o->backend : "auto";
 	bool cuda;
 	int timeout = o->timeout_ms > 0 ? o->timeout_ms : 60000;
-	json_t *probe = NULL;
+	json_t *probe = NULL, *dists = NULL;
 
 	if (strcmp(backend, "auto") && strcmp(backend, "hip") && strcmp(backend, "cuda"))
 		return rr_fail(err, RR_E_USAGE, "unknown GPU backend '%s' (expected auto, hip or cuda)",
@@ -415,6 +417,7 @@ rr_err rr_verify_run(const struct rr_verify_opts *o, struct rr_verify_report **r
 	r->stages[0].name = "integrity";
 	r->stages[1].name = "kernel";
 	r->stages[2].name = "torch";
+	r->stages[3].name = "load";
 
 	if (o->skip_integrity)
 		rr_gpu_stage_set(&r->stages[0], RR_VERDICT_SKIP, "skipped (--skip-integrity)");
@@ -435,8 +438,17 @@ rr_err rr_verify_run(const struct rr_verify_opts *o, struct rr_verify_report **r
 	else
 		rr_gpu_torch_probe(o, timeout, r->stages[1].verdict, &r->stages[2], &probe);
 
-	make_json(r, o->venv, probe);
+	/* no GPU needed: runs wherever the venv can be read */
+	if (o->skip_load)
+		rr_gpu_stage_set(&r->stages[3], RR_VERDICT_SKIP, "skipped (--skip-load)");
+	else if (!o->load)
+		rr_gpu_stage_set(&r->stages[3], RR_VERDICT_SKIP, "skipped: no environment to read");
+	else
+		rr_gpu_load(o, &r->stages[3], &dists);
+
+	make_json(r, o->venv, probe, dists);
 	json_decref(probe);
+	json_decref(dists);
 	*ret = r;
 	return RR_OK;
 }
@@ -445,7 +457,7 @@ int rr_verify_exit_code(const struct rr_verify_report *r)
 {
 	bool unavailable = false;
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < RR_ARRAY_LEN(r->stages); i++) {
 		if (r->stages[i].verdict == RR_VERDICT_FAIL)
 			return 1;
 		unavailable |= r->stages[i].verdict == RR_VERDICT_UNAVAILABLE;
@@ -455,7 +467,7 @@ int rr_verify_exit_code(const struct rr_verify_report *r)
 
 void rr_verify_report_format_text(const struct rr_verify_report *r, struct rr_strbuf *out)
 {
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < RR_ARRAY_LEN(r->stages); i++) {
 		const struct rr_verify_stage *st = &r->stages[i];
 
 		rr_strbuf_addf(out, "%s: %s %s\n", st->name, rr_verdict_to_string(st->verdict),
@@ -471,7 +483,7 @@ struct rr_verify_report *rr_verify_report_free(struct rr_verify_report *r)
 {
 	if (!r)
 		return NULL;
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < RR_ARRAY_LEN(r->stages); i++)
 		rr_gpu_stage_release(&r->stages[i]);
 	free(r->json);
 	free(r);

@@ -25,10 +25,12 @@
 
 #include "rocm-resolve/file.h"
 #include "rocm-resolve/install.h"
+#include "rocm-resolve/loadenv.h"
 #include "rocm-resolve/plan.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/store.h"
 #include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/strmap.h"
 #include "rocm-resolve/venv.h"
 #include "rocm-resolve/verify.h"
 
@@ -395,8 +397,31 @@ static int run_installer(char **argv, rr_error *err)
 
 /* ---------------------------------------------------------------- verify */
 
-rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *f,
-			 struct rr_verify_report **ret, rr_error *err)
+/* a distribution as installed: its version and its RECORD's identity and times */
+static char *dist_stamp(const struct rr_dist *d)
+{
+	RR_AUTOFREE char *rec = rr_xasprintf("%s/RECORD", d->path);
+	struct stat st;
+
+	if (stat(rec, &st))
+		memset(&st, 0, sizeof(st));
+	return rr_xasprintf("%s %llu %lld.%09ld %lld", d->version_text ? d->version_text : "",
+			    (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
+			    st.st_mtim.tv_nsec, (long long)st.st_size);
+}
+
+static void stamp_dists(const struct rr_venv *v, struct rr_strmap *out)
+{
+	for (size_t i = 0; i < v->ndists; i++)
+		*rr_strmap_find(out, v->dists[i].path, true) = dist_stamp(&v->dists[i]);
+}
+
+/*
+ * verify; with before (the distributions' stamps before the installer ran), the load stage
+ * checks only what the installer added or changed
+ */
+static rr_err install_verify(const struct rr_install_opts *o, const struct rr_flow *f,
+			     struct rr_strmap *before, struct rr_verify_report **ret, rr_error *err)
 {
 	const struct rr_venv *v = rr_flow_venv(f);
 	const struct rr_stack *stack = rr_flow_stack(f);
@@ -408,6 +433,7 @@ rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *
 	RR_AUTOFREE char *rocm_buf = NULL;
 	const char *sysroot = o->flow.sysroot;
 	const char *rocm = env_of(o, "ROCM_PATH");
+	struct rr_loadenv le;
 	struct stat st;
 	rr_err rc;
 
@@ -443,10 +469,26 @@ rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *
 	vo.backend = o->backend;
 	vo.torch_is_cuda = v->torch_cuda != NULL;
 	vo.timeout_ms = (int)o->verify_timeout_ms;
+	/* the load check: every distribution's ELF files (what the installer touched, after it) */
+	rr_loadenv_init(&le, v, rr_flow_policy(f), env_of(o, "LD_LIBRARY_PATH"));
+	for (size_t i = 0; before && i < v->ndists; i++) {
+		void **slot = rr_strmap_find(before, v->dists[i].path, false);
+		RR_AUTOFREE char *now = dist_stamp(&v->dists[i]);
+		le.dists[i].skip = slot && !strcmp(*slot, now);
+	}
+	vo.load = v->stack_file ? NULL : &le.opts;
+	vo.load_scope = before ? "the distributions the installer added or changed" : NULL;
 	rc = rr_verify_run(&vo, ret, err);
+	rr_loadenv_release(&le);
 	free(dists);
 	free(sites);
 	return rc;
+}
+
+rr_err rr_install_verify(const struct rr_install_opts *o, const struct rr_flow *f,
+			 struct rr_verify_report **ret, rr_error *err)
+{
+	return install_verify(o, f, NULL, ret, err);
 }
 
 static bool integrity_failed(const struct rr_verify_report *vr)
@@ -463,10 +505,10 @@ static bool integrity_failed(const struct rr_verify_report *vr)
  * for), every file is hashed against the snapshot and repaired, and verify runs again
  */
 static rr_err verify_after(const struct rr_install_opts *o, struct rr_flow *f, const char *dir,
-			   struct rr_install_result *r, rr_error *err)
+			   struct rr_strmap *before, struct rr_install_result *r, rr_error *err)
 {
 	bool repaired = false;
-	rr_err rc = rr_install_verify(o, f, &r->verify, err);
+	rr_err rc = install_verify(o, f, before, &r->verify, err);
 
 	if (rc || r->damaged || !integrity_failed(r->verify))
 		return rc;
@@ -476,7 +518,7 @@ static rr_err verify_after(const struct rr_install_opts *o, struct rr_flow *f, c
 		return rc;
 	r->verify = rr_verify_report_free(r->verify);
 	rc = rr_flow_reload_env(f, &o->flow, err);
-	return rc ? rc : rr_install_verify(o, f, &r->verify, err);
+	return rc ? rc : install_verify(o, f, before, &r->verify, err);
 }
 
 /* ---------------------------------------------------------------- the transaction */
@@ -499,6 +541,7 @@ struct txn {
 	size_t argc, cap;
 	struct signals sig;
 	int lock;
+	struct rr_strmap before; /* the distributions' stamps before the installer ran */
 };
 
 static void txn_release(struct txn *t, bool keep_plan)
@@ -516,6 +559,7 @@ static void txn_release(struct txn *t, bool keep_plan)
 	free(t->uv);
 	free(t->python);
 	free(t->dir);
+	rr_strmap_release(&t->before, free);
 	rr_flow_free(t->flow);
 }
 
@@ -729,6 +773,7 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	build_argv(&t);
 	if (got_signal)
 		goto out; /* signalled before the installer started: nothing to undo */
+	stamp_dists(rr_flow_venv(t.flow), &t.before);
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_RUNNING, .argv = t.argv});
 	r->installer_status = run_installer((char **)t.argv, err);
 	if (r->installer_status < 0) {
@@ -758,7 +803,7 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 	/* read the venv again and verify what is there now */
 	rc = rr_flow_reload_env(t.flow, &t.fo, err);
 	if (!rc)
-		rc = verify_after(o, t.flow, t.dir, r, err);
+		rc = verify_after(o, t.flow, t.dir, &t.before, r, err);
 out:
 	r->signal = got_signal;
 	txn_release(&t, keep_plan);

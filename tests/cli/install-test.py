@@ -182,6 +182,43 @@ def main():
             f.write(r.stderr)
         if os.environ.get("RR_TRANSCRIPT"):
             shutil.copy(os.path.join(tmp, "transcript-force-reinstall.txt"), os.environ["RR_TRANSCRIPT"])
+
+        # the load stage after install checks what the installer added or changed: an
+        # extension linking a CUDA library arrives (a name no policy knows), next to an older
+        # broken one the installer did not touch, which `verify` names and install does not
+        if shutil.which("gcc"):
+            kdir = os.path.join(tmp, "kernels")
+            os.makedirs(kdir)
+            for name, code, flags in (
+                    ("libcudart.so.12", "int cudaMalloc(void **p, unsigned long n) { return 0; }\n",
+                     ["-Wl,-soname,libcudart.so.12"]),
+                    ("_k.so", "int cudaMalloc(void **, unsigned long);\n"
+                     "int PyInit__k(void) { void *p; return cudaMalloc(&p, 1); }\n", ["-L" + kdir, "-l:libcudart.so.12"]),
+                    ("_old.so", "int gone_fn(void);\nint PyInit__old(void) { return gone_fn(); }\n", [])):
+                with open(os.path.join(kdir, "k.c"), "w") as f:
+                    f.write(code)
+                subprocess.run(["gcc", "-shared", "-fPIC", "-o", os.path.join(kdir, name), os.path.join(kdir, "k.c")]
+                               + flags, check=True)
+            kw = wheel(kdir, "fastkernels", "1.0", {"fastkernels/__init__.py": b"",
+                                                   "fastkernels/_k.so": open(os.path.join(kdir, "_k.so"), "rb").read()})
+            ow = wheel(kdir, "oldkernels", "0.1", {"oldkernels/__init__.py": b"",
+                                                  "oldkernels/_old.so": open(os.path.join(kdir, "_old.so"), "rb").read()})
+            r = subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps", ow],
+                               capture_output=True, text=True)
+            r = subprocess.run([exe, "verify", "--venv", venv], capture_output=True, text=True, env=env, timeout=300)
+            check(r.returncode == 1 and "oldkernels 0.1: oldkernels/_old.so: 1 undefined symbol: gone_fn" in r.stdout,
+                  "verify names an extension that will not load (every distribution)", f"exit {r.returncode}\n{r.stdout}")
+            req2 = os.path.join(tmp, "requirements-kernels.txt")
+            with open(req2, "w") as f:
+                f.write(f"--index-url {url}/simple/\nfastkernels @ file://{kw}\n")
+            r = subprocess.run([exe, "install", "--installer", "pip", "--venv", venv, req2],
+                               capture_output=True, text=True, env=env, timeout=300)
+            check(r.returncode == 1 and "load: FAIL" in r.stdout and "(the distributions the installer added or changed)"
+                  in r.stdout and "fastkernels 1.0: links the CUDA library libcudart.so.12 (not found here)" in r.stdout,
+                  "install: the CUDA-linked extension it added fails the load stage, exit 1",
+                  f"exit {r.returncode}\n{r.stdout}{r.stderr}")
+            check("oldkernels" not in r.stdout, "install: an extension the installer did not touch is not its finding",
+                  r.stdout)
     finally:
         if server:
             server.terminate()

@@ -771,9 +771,9 @@ static void test_report(void **state)
 
 	j = json_loads(r->json, 0, &je);
 	assert_non_null(j);
-	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 2);
+	assert_int_equal(json_integer_value(json_object_get(j, "schema")), 3);
 	assert_int_equal(json_integer_value(json_object_get(j, "exit_code")), 1);
-	assert_int_equal(json_array_size(json_object_get(j, "stages")), 3);
+	assert_int_equal(json_array_size(json_object_get(j, "stages")), 4);
 	st = json_array_get(json_object_get(j, "stages"), 0);
 	assert_string_equal(json_string_value(json_object_get(st, "name")), "integrity");
 	assert_string_equal(json_string_value(json_object_get(st, "verdict")), "fail");
@@ -782,6 +782,10 @@ static void test_report(void **state)
 	st = json_array_get(json_object_get(j, "stages"), 1);
 	assert_string_equal(json_string_value(json_object_get(st, "verdict")), "pass");
 	assert_true(json_is_null(json_object_get(st, "advice")));
+	/* no load check options: the load stage says it was skipped, and why */
+	st = json_array_get(json_object_get(j, "stages"), 3);
+	assert_string_equal(json_string_value(json_object_get(st, "name")), "load");
+	assert_string_equal(json_string_value(json_object_get(st, "verdict")), "skip");
 	json_decref(j);
 	rr_strbuf_release(&sb);
 	rr_verify_report_free(r);
