@@ -2,10 +2,13 @@
  * cmd-inspect.c - `inspect`: what rocm-resolve sees in the venv.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "session.h"
+#include "rocm-resolve/loadcheck.h"
+#include "rocm-resolve/loadenv.h"
 #include "rocm-resolve/stack-file.h"
 #include "rocm-resolve/stack.h"
 #include "rocm-resolve/strbuf.h"
@@ -66,6 +69,65 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 				       v->dists[i].problem);
 }
 
+/*
+ * the load check for the protected stack and what links it (its dependants: distributions
+ * whose ELF files load a protected distribution's libraries); a live venv only
+ */
+static void inspect_native(const struct rr_session *s, struct rr_strbuf *out)
+{
+	const struct rr_venv *v = s->venv;
+	struct rr_loadcheck_report *r = NULL;
+	rr_error err = RR_ERROR_INIT;
+	struct rr_loadenv le;
+	bool *prot, any = false;
+
+	if (v->stack_file)
+		return;
+	prot = rr_xcalloc(v->ndists + 1, sizeof(*prot));
+	for (size_t i = 0; i < s->stack->n; i++)
+		if (s->stack->items[i].dist)
+			prot[s->stack->items[i].dist - v->dists] = true;
+	rr_loadenv_init(&le, v, rr_flow_policy(s->flow), getenv("LD_LIBRARY_PATH"));
+	if (rr_loadcheck_run(&le.opts, &r, &err)) {
+		rr_strbuf_addf(out, "native code:    not checked: %s\n", err.msg);
+		rr_error_release(&err);
+	}
+	for (size_t i = 0; r && i < r->ndists; i++) {
+		const struct rr_loadcheck_dist *d = &r->dists[i];
+		RR_AUTO_STRBUF struct rr_strbuf links = RR_STRBUF_INIT;
+		bool dependant = false;
+
+		for (size_t k = 0; k < d->nlinks; k++)
+			if (prot[d->links[k]]) {
+				dependant = true;
+				rr_strbuf_addf(&links, "%s%s", links.len ? ", " : "",
+					       v->dists[d->links[k]].name);
+			}
+		if (!prot[d->index] && !dependant)
+			continue;
+		if (!any)
+			rr_strbuf_adds(out,
+				       "native code:    the protected stack and what links it, "
+				       "checked as the loader would load it\n");
+		any = true;
+		rr_strbuf_addf(out, "  %s %s", d->name, d->version ? d->version : "");
+		if (!prot[d->index])
+			rr_strbuf_addf(out, " (links %s)", links.buf);
+		rr_strbuf_addf(out, ": %zu ELF file%s %s\n", d->nfiles, d->nfiles == 1 ? "" : "s",
+			       d->ok      ? (d->nfiles == 1 ? "loads" : "load")
+			       : d->loads ? "load, but do not fit this environment"
+					  : "will not load");
+		for (size_t k = 0; k < d->nproblems; k++)
+			rr_strbuf_addf(out, "      - %s\n", d->problems[k].text);
+	}
+	if (r && !any)
+		rr_strbuf_adds(out,
+			       "native code:    no ELF shared objects in the protected stack\n");
+	rr_loadcheck_report_free(r);
+	rr_loadenv_release(&le);
+	free(prot);
+}
+
 int cmd_inspect(struct rr_cli *cli)
 {
 	struct rr_session s;
@@ -81,8 +143,10 @@ int cmd_inspect(struct rr_cli *cli)
 		return status;
 	if (cli->format == RR_FORMAT_JSON)
 		rr_stack_file_format(s.venv, s.stack, &out);
-	else
+	else {
 		inspect_text(&s, &out);
+		inspect_native(&s, &out);
+	}
 	rr_session_close(&s);
 	return rr_cli_write_stdout(out.buf, out.len) ? RR_EXIT_OK : RR_EXIT_ENV;
 }

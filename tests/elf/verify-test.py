@@ -11,7 +11,11 @@ _rocm_sdk_core wheel through its RUNPATH, and a ROCm 5 build (libamdhip64.so.5, 
 machine's ld.so.cache may well hold: found or not, it is another major). The sysroot has no
 /dev/kfd, so the GPU stages cannot run: the load stage alone fails verify (exit 1) and
 names the CUDA-linked and the wrong-torch extensions. The run's time on the whole venv is
-printed (and must stay under a second). Then --format json, against the schema's shape."""
+printed (and must stay under a second). Without a loadable libelf.so.1 (it is dlopen()ed)
+the load stage is unavailable (exit 3), not a verdict. Then --format json, against the
+schema's shape, and
+`inspect`: the protected stack and what links it (torch's dependants found by linkage, as
+torch-bound extensions declare no torch requirement), nothing else."""
 import base64
 import hashlib
 import importlib.util
@@ -195,6 +199,39 @@ def main():
         if dists.get("torch-scatter", {}).get("loads") is not False or dists.get("cupy-cuda12x", {}).get("loads"):
             bad.append("json: loads is wrong for torch-scatter or cupy-cuda12x")
 
+        # no libelf.so.1 to load (an unloadable one first on the path): nothing is checked,
+        # which is said, not taken for a verdict on the venv
+        nolib = os.path.join(tmp, "nolibelf")
+        os.makedirs(nolib)
+        open(os.path.join(nolib, "libelf.so.1"), "w").close()
+        r = subprocess.run([EXE, "verify", "--venv", venv], capture_output=True, text=True,
+                           env=dict(env, LD_LIBRARY_PATH=nolib))
+        if r.returncode != 3 or "load: UNAVAILABLE the load check could not run: cannot load libelf.so.1" not in r.stdout \
+                or "install libelf1" not in r.stdout:
+            bad.append(f"verify without libelf: exit {r.returncode}, expected 3 and the load stage unavailable:\n{r.stdout}")
+        r = subprocess.run([EXE, "inspect", "--venv", venv], capture_output=True, text=True,
+                           env=dict(env, LD_LIBRARY_PATH=nolib))
+        if r.returncode != 0 or "native code:    not checked: cannot load libelf.so.1" not in r.stdout:
+            bad.append(f"inspect without libelf: exit {r.returncode}:\n{r.stdout}")
+
+        # inspect: the protected stack and what links it, nothing else
+        r = subprocess.run([EXE, "inspect", "--venv", venv], capture_output=True, text=True, env=env)
+        native = r.stdout[r.stdout.find("native code:"):]
+        print(native)
+        for want in ["  torch 2.9.1+rocm7.2.0.lw.git7e1940d4: 2 ELF files load\n",
+                     "  torch-scatter 2.1.2 (links torch): 1 ELF file will not load\n",
+                     "      - torch_scatter/_scatter_hip.cpython-312-x86_64-linux-gnu.so: 1 undefined symbol: "
+                     "c10::detail::torchCheckFail(char const*, int)",
+                     "  torch-good 1.0 (links torch): 1 ELF file loads\n",
+                     "  rocm-sdk-core 7.2.0: 1 ELF file loads\n",
+                     "  cupy-rocm-7-0 14.2.0 (links rocm-sdk-core): 1 ELF file loads\n"]:
+            if want not in native:
+                bad.append(f"inspect does not say {want!r}")
+        for unrelated in ["cupy-cuda12x", "cupy-rocm-5-0"]:
+            if unrelated in native:
+                bad.append(f"inspect names {unrelated}, which links nothing of the protected stack")
+        if r.returncode != 0:
+            bad.append(f"inspect exits {r.returncode}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if bad:
