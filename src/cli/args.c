@@ -42,6 +42,8 @@ enum {
 
 static int cmd_help(struct rr_cli *cli);
 
+/* the table is laid out as the help reads, one command a block */
+/* clang-format off */
 static const struct rr_cli_command commands[] = {
 	{"plan", C_PLAN, RR_CMD_INPUTS | RR_CMD_PLAN_STDOUT, cmd_plan, "[options] INPUT...",
 	 "print a safe requirements file for uv or pip (the default)",
@@ -58,9 +60,12 @@ static const struct rr_cli_command commands[] = {
 	 "Show the venv, its ROCm facts and the protected stack. --format json writes\n"
 	 "the stack file that --stack reads back.\n"},
 	{"verify", C_VERIFY, RR_CMD_LIVE_ENV, cmd_verify, "[options]",
-	 "check RECORD integrity, run a GPU kernel, and let torch compute",
+	 "check RECORD integrity, run a GPU kernel, let torch compute, and check\n"
+	 "that every native extension will load (no GPU needed)",
 	 "Check the protected stack's RECORD hashes and module clashes, run a kernel\n"
-	 "on every visible GPU, and let torch compute on the device.\n"},
+	 "on every visible GPU, let torch compute on the device, and check, as the\n"
+	 "dynamic loader would, that every native extension in the venv will load\n"
+	 "(no GPU needed; exit 1 when one will not).\n"},
 	{"install", C_INSTALL, RR_CMD_INPUTS | RR_CMD_LIVE_ENV | RR_CMD_RUNS_INSTALLER,
 	 cmd_install, "[options] INPUT... [-- INSTALLER-ARGS]",
 	 "snapshot the protected stack, run uv (or pip) with the plan, put\n"
@@ -85,6 +90,7 @@ static const struct rr_cli_command commands[] = {
 	{"help", C_HELP, 0, cmd_help, "[COMMAND]", "show the options of COMMAND (this help without one)",
 	 "Show the options of COMMAND, or the overview without one.\n"},
 };
+/* clang-format on */
 
 /* ---------------------------------------------------------------- the option table */
 
