@@ -77,10 +77,10 @@ struct rr_loadcheck_problem {
 
 struct rr_loadcheck_dist {
 	char *name, *version; /* a loose file (opts->files): its path, and NULL */
-	size_t index;         /* into opts->dists (opts->ndists + i for opts->files[i]) */
-	size_t nfiles;        /* ELF shared objects checked */
-	bool loads;           /* no problem that stops a load (NOT_FOUND ... SYMBOLS) */
-	bool ok;              /* no problem at all */
+	size_t index;  /* into opts->dists (+ ndists + i: opts->files[i], + nfiles: images) */
+	size_t nfiles; /* ELF shared objects checked */
+	bool loads;    /* no problem that stops a load (NOT_FOUND ... SYMBOLS) */
+	bool ok;       /* no problem at all */
 	struct rr_loadcheck_problem *problems;
 	size_t nproblems;
 	size_t *links; /* indexes into opts->dists whose libraries its files load, sorted */
@@ -88,8 +88,9 @@ struct rr_loadcheck_dist {
 };
 
 struct rr_loadcheck_report {
-	/* the checked distributions that install ELF shared objects (and the loose files) */
-	struct rr_loadcheck_dist *dists;
+	/* the checked distributions that install ELF shared objects, the loose files and the
+	 * images that are ELF shared objects */
+	struct rr_loadcheck_dist *dists; /* then opts->images, by their paths */
 	size_t ndists;
 	size_t nchecked; /* distributions checked (with or without native code) */
 	size_t nfiles;   /* ELF shared objects checked */
@@ -104,6 +105,12 @@ struct rr_loadcheck_dist_in {
 	bool skip;                 /* not reported on: its files only tell who links whom */
 };
 
+struct rr_loadcheck_image {
+	const void *data;
+	size_t len;
+	const char *path; /* where it would be installed ($ORIGIN is its directory) */
+};
+
 struct rr_loadcheck_preload {
 	const char *path;
 	bool global; /* RTLD_GLOBAL: its dependency closure joins the global scope */
@@ -114,6 +121,10 @@ struct rr_loadcheck_opts {
 	size_t ndists;
 	const char *const *files; /* loose files to check as well (tests, unpacked wheels) */
 	size_t nfiles;
+	/* objects in memory (a wheel's member), each checked as if installed at its path,
+	 * after everything else; the bytes must live until rr_loadcheck_run returns */
+	const struct rr_loadcheck_image *images;
+	size_t nimages;
 	const char *interpreter; /* the executable that loads them (the venv's python), or NULL */
 	const struct rr_loadcheck_preload *preload;
 	size_t npreload;

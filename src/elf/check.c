@@ -300,6 +300,23 @@ static void check_dist(struct rr_elf_loader *l, const struct rr_loadcheck_opts *
 	r->nfiles += d->nfiles;
 }
 
+/* a loose file or an image: reported under its path when it is a shared object checked */
+static void check_loose(struct rr_elf_loader *l, const struct rr_loadcheck_opts *o,
+			struct rr_loadcheck_report *r, size_t index, const char *path, size_t *cap)
+{
+	struct rr_loadcheck_dist d = {.index = index};
+	char *one = (char *)path;
+
+	r->nchecked++;
+	check_dist(l, o, r, &d, &one, &one, 1);
+	if (!d.nfiles) { /* not ELF, or a program: as a distribution's file, not reported */
+		free(d.links);
+		return;
+	}
+	d.name = rr_xstrdup(path);
+	RR_PUSH(r->dists, r->ndists, *cap) = d;
+}
+
 rr_err rr_loadcheck_run(const struct rr_loadcheck_opts *o, struct rr_loadcheck_report **ret,
 			rr_error *err)
 {
@@ -308,8 +325,8 @@ rr_err rr_loadcheck_run(const struct rr_loadcheck_opts *o, struct rr_loadcheck_r
 	struct files *lists;
 	size_t cap = 0;
 
-	if ((o->ndists && !o->dists) || (o->nfiles && !o->files) || (o->npreload && !o->preload) ||
-	    (o->nsystem_dirs && !o->system_dirs))
+	if ((o->ndists && !o->dists) || (o->nfiles && !o->files) || (o->nimages && !o->images) ||
+	    (o->npreload && !o->preload) || (o->nsystem_dirs && !o->system_dirs))
 		return rr_fail(err, RR_E_USAGE, "load check: a list is NULL but its count is not");
 	if (rr_elf_lib_load(err))
 		return RR_E_ENV;
@@ -337,13 +354,11 @@ rr_err rr_loadcheck_run(const struct rr_loadcheck_opts *o, struct rr_loadcheck_r
 		d.version = o->dists[i].version ? rr_xstrdup(o->dists[i].version) : NULL;
 		RR_PUSH(r->dists, r->ndists, cap) = d;
 	}
-	for (size_t i = 0; i < o->nfiles; i++) {
-		struct rr_loadcheck_dist d = {.index = o->ndists + i};
-		char *one = (char *)o->files[i];
-		r->nchecked++;
-		check_dist(l, o, r, &d, &one, &one, 1);
-		d.name = rr_xstrdup(o->files[i]);
-		RR_PUSH(r->dists, r->ndists, cap) = d;
+	for (size_t i = 0; i < o->nfiles; i++)
+		check_loose(l, o, r, o->ndists + i, o->files[i], &cap);
+	for (size_t i = 0; i < o->nimages; i++) {
+		rr_elf_loader_image(l, &o->images[i]);
+		check_loose(l, o, r, o->ndists + o->nfiles + i, o->images[i].path, &cap);
 	}
 	r->python_api_assumed = rr_elf_loader_python_api_assumed(l);
 	for (size_t i = 0; i < o->ndists; i++)

@@ -867,6 +867,26 @@ void rr_elf_loader_own(struct rr_elf_loader *l, const char *path, long owner)
 		f->owner = owner;
 }
 
+void rr_elf_loader_image(struct rr_elf_loader *l, const struct rr_loadcheck_image *img)
+{
+	struct file *f = rr_xcalloc(1, sizeof(*f));
+	char id[64];
+	const char *why = NULL;
+
+	f->read = true;
+	f->owner = f->lm = -1;
+	f->fit = rr_elf_check_header(img->data, img->len, &why);
+	if (f->fit != RR_ELF_OK) {
+		f->why = rr_xstrdup(why);
+	} else if (!(f->obj = rr_elf_obj_read_mem(img->data, img->len, &f->why))) {
+		f->fit = RR_ELF_BAD;
+	}
+	/* its own identity: never the file that may be installed there now */
+	snprintf(id, sizeof(id), "image:%p", (void *)f);
+	*rr_strmap_find(&l->by_id, id, true) = f;
+	*rr_strmap_find(&l->by_path, img->path, true) = f;
+}
+
 bool rr_elf_loader_python_api_assumed(const struct rr_elf_loader *l)
 {
 	return l->python_api_assumed;

@@ -47,6 +47,8 @@ enum rr_elf_root rr_elf_loader_classify(struct rr_elf_loader *l, const char *pat
 /* dlopen(path, RTLD_NOW) in the base process: its issues and owners added to out */
 void rr_elf_loader_check(struct rr_elf_loader *l, const char *path,
 			 const struct rr_loadcheck_opts *o, struct rr_elf_issues *out);
+/* an object in memory stands at path from now on (as if installed there) */
+void rr_elf_loader_image(struct rr_elf_loader *l, const struct rr_loadcheck_image *img);
 bool rr_elf_loader_python_api_assumed(const struct rr_elf_loader *l);
 struct rr_elf_loader *rr_elf_loader_free(struct rr_elf_loader *l);
 

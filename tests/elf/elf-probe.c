@@ -2,12 +2,13 @@
  * elf-probe - the load check on loose files, for the tests (tests/elf/oracle-test.py):
  *
  *   elf-probe [--interpreter P] [--preload P] [--preload-global P] [--ld-library-path S]
- *             [--cache P] [--system-dir D]... [--rocm-major N] FILE...
+ *             [--cache P] [--system-dir D]... [--rocm-major N] [--image FILE=AT]... FILE...
  *   elf-probe --dump-cache PATH        the cache as the loader reads it: "name\tpath" lines
  *
  * One line per file, "file\tPATH\tloads|fails", then one per problem:
  * "problem\tKIND\tLIBRARY\tVERSION\tSYMBOL\tVIA\tTEXT" ("-" for none; SYMBOL is the first
- * missing one, demangled). CUDA and HIP names come from the built-in policy.
+ * missing one, demangled). CUDA and HIP names come from the built-in policy. --image reads
+ * FILE into memory and checks the bytes as if installed at AT (a wheel's member).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 #include "rocm-resolve/loadcheck.h"
 #include "rocm-resolve/loadenv.h"
 #include "rocm-resolve/policy.h"
+#include "rocm-resolve/strbuf.h"
+#include "rocm-resolve/util.h"
 
 static const char *dash(const char *s)
 {
@@ -47,6 +50,9 @@ int main(int argc, char **argv)
 	struct rr_loadcheck_opts o = {0};
 	struct rr_loadcheck_preload pre[16];
 	const char *dirs[16], *files[256];
+	struct rr_loadcheck_image images[16];
+	struct rr_strbuf bytes[16] = {0};
+	size_t nimages = 0;
 	struct rr_loadcheck_report *r;
 	struct rr_policy *pol = NULL;
 	rr_error err = RR_ERROR_INIT;
@@ -70,7 +76,16 @@ int main(int argc, char **argv)
 			o.ld_so_cache = v, i++;
 		else if (!strcmp(a, "--system-dir") && v && ndirs < 16)
 			dirs[ndirs++] = v, have_dirs = true, i++;
-		else if (!strcmp(a, "--no-system-dirs"))
+		else if (!strcmp(a, "--image") && v && strchr(v, '=') && nimages < 16) {
+			RR_AUTOFREE char *file = rr_xstrndup(v, (size_t)(strchr(v, '=') - v));
+			if (rr_strbuf_read_file(&bytes[nimages], file, (size_t)1 << 30, &err)) {
+				fprintf(stderr, "elf-probe: %s\n", err.msg);
+				return 2;
+			}
+			images[nimages] = (struct rr_loadcheck_image){
+			    bytes[nimages].buf, bytes[nimages].len, strchr(v, '=') + 1};
+			nimages++, i++;
+		} else if (!strcmp(a, "--no-system-dirs"))
 			have_dirs = true;
 		else if (!strcmp(a, "--rocm-major") && v)
 			o.rocm_major = atoi(v), o.runtime = "ROCm (the test's)", i++;
@@ -87,6 +102,8 @@ int main(int argc, char **argv)
 	o.preload = pre;
 	o.files = files;
 	o.nfiles = nfiles;
+	o.images = images;
+	o.nimages = nimages;
 	if (have_dirs) {
 		o.system_dirs = dirs;
 		o.nsystem_dirs = ndirs;
@@ -110,5 +127,7 @@ int main(int argc, char **argv)
 	}
 	rr_loadcheck_report_free(r);
 	rr_policy_free(pol);
+	for (size_t i = 0; i < nimages; i++)
+		rr_strbuf_release(&bytes[i]);
 	return 0;
 }

@@ -12,7 +12,9 @@ disagreement fails. The cases' expected verdicts are asserted too, so that a fix
 no longer tests what it says fails as well. CUDA and ROCm-major findings (no loader
 equivalent) are asserted from the cases.
 
-Then the loader's cache: the check's reading of /etc/ld.so.cache against `ldconfig -p`."""
+Then objects in memory checked as if installed at a path (a wheel's member): the file's
+verdict at the file's own path, $ORIGIN the given path's elsewhere. Then the loader's
+cache: the check's reading of /etc/ld.so.cache against `ldconfig -p`."""
 import os
 import shutil
 import subprocess
@@ -284,6 +286,25 @@ def check_case(fx, case, bad):
             bad.append(f"{name}: dlopen names {what!r}; the check {[p['library'] for p in mine]}")
 
 
+def check_images(fx, bad):
+    """the check on bytes in memory (a wheel's member) as if installed at a path: the file's
+    verdict where the path is the file's, and $ORIGIN the path's, not the file's"""
+    cases = [("ext/ext_torch_old.so", "ext/ext_torch_old.so", "fails"),
+             ("ext/ext_hip7.so", "ext/ext_hip7.so", "loads"),
+             ("ext/ext_hip7.so", "ext/not_yet_installed.so", "loads"),
+             ("ext/ext_hip7.so", "deep/a/elsewhere.so", "fails"),
+             ("badlib/libbad.so", "ext/text.so", None)]
+    for src_rel, at_rel, want in cases:
+        out = run([PROBE, "--interpreter", ORACLE, "--image", f"{fx.path(src_rel)}={fx.path(at_rel)}"])
+        files, problems = parse_probe(out)
+        got = files[0][1] if files else "(no verdict: not checked)"
+        print(f"image of {src_rel} at {at_rel}: {got}")
+        if want is None and files:
+            bad.append(f"image of {src_rel}: a text file is not checked, yet the check says {got}")
+        elif want is not None and got != want:
+            bad.append(f"image of {src_rel} at {at_rel}: expected {want}, got {got}")
+
+
 def check_cache(bad):
     ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
     if not os.path.exists("/etc/ld.so.cache") or not os.access(ldconfig, os.X_OK):
@@ -324,6 +345,7 @@ def main():
         build(fx)
         for case in CASES:
             check_case(fx, case, bad)
+        check_images(fx, bad)
     check_cache(bad)
     if bad:
         print("\nFAILED:\n  " + "\n  ".join(bad))
