@@ -696,17 +696,6 @@ static rr_err write_atomically(const char *dir, const char *name, const char *da
 	return RR_OK;
 }
 
-/* an include's path is relative to the file that names it */
-static char *resolve_include(const char *from, const char *value)
-{
-	RR_AUTOFREE char *joined = NULL;
-	const char *slash = from ? strrchr(from, '/') : NULL;
-
-	if (value[0] != '/' && slash)
-		joined = rr_xasprintf("%.*s/%s", (int)(slash - from), from, value);
-	return realpath(joined ? joined : value, NULL);
-}
-
 static rr_err add_constraints(struct builder *b, rr_error *err)
 {
 	const struct rr_plan *p = b->plan;
@@ -732,15 +721,22 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 	if (!any)
 		return RR_OK;
 	if (!filtered) {
-		/* every constraint survived: point at the original files */
-		for (size_t i = 0; i < b->in->reqs->nopts; i++) {
-			const struct rr_optline *o = &b->in->reqs->opts[i];
+		/* every constraint survived: point at the original files, each once, in the
+		 * order their first entries came */
+		for (size_t i = 0; i < p->ndecisions; i++) {
+			const char *file = b->in->reqs->items[i].path;
+			bool seen = false;
 			char *abs;
-			if (strcmp(o->name, "-c") && strcmp(o->name, "--constraint"))
+			if (!p->decisions[i].constraint || !file)
 				continue;
-			abs = resolve_include(o->path, o->value);
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = p->decisions[k].constraint && b->in->reqs->items[k].path &&
+				       strcmp(b->in->reqs->items[k].path, file) == 0;
+			if (seen)
+				continue;
+			abs = realpath(file, NULL);
 			RR_PUSH(b->plan->constraint_lines, b->plan->nconstraint_lines,
-				b->cap_constraints) = rr_xasprintf("-c %s", abs ? abs : o->value);
+				b->cap_constraints) = rr_xasprintf("-c %s", abs ? abs : file);
 			free(abs);
 		}
 		return RR_OK;
