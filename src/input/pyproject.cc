@@ -667,6 +667,10 @@ extern "C" rr_err rr_toml_check_edit(const char *path, const char *before, size_
 			/* the strings values[k] and no others, in any order (the user's entries stay
 			 * where they are) */
 			const toml::array *arr = bt ? (*bt)[keys[k]].as_array() : nullptr;
+			/* no array holds no entry: right when none was intended (the key not
+			 * written) */
+			if (!arr && nvalues[k] == 0 && !(bt && bt->contains(keys[k])))
+				continue;
 			bool same = arr != nullptr;
 			for (size_t i = 0; same && i < arr->size(); i++) {
 				const toml::node *n = arr->get(i);

@@ -9,7 +9,11 @@ fails on caf3dbd (see the comment on each):
     two arrays stay byte for byte where they are; a later run updates only the tool's
     own entries (marked "rocm-resolve:");
   - test_uv_toml_beside: with a uv.toml beside the pyproject.toml the keys still go into
-    the pyproject.toml (the only place uv lock applies them) and the user is told why."""
+    the pyproject.toml (the only place uv lock applies them) and the user is told why;
+  - test_no_constraints: a stack that requires nothing constrains nothing: --write
+    writes the exclusions and no constraint-dependencies (it exited 70, "the edited file
+    would not hold the intended 'constraint-dependencies'", found by issue 31's work)."""
+import json
 import os
 import re
 import shutil
@@ -192,9 +196,33 @@ def test_uv_toml_beside(tmp):
           "the user is told where the keys belong and what uv does with them", err)
 
 
+def test_no_constraints(tmp):
+    d = os.path.join(tmp, "noconstraints")
+    os.makedirs(d)
+    inspect = run(["inspect", "--format", "json", "--venv", venv], d)
+    doc = json.loads(inspect.stdout)
+    keep = [x for x in doc["distributions"] if x["name"] in ("torch", "triton")]
+    for x in keep:
+        x["requires_dist"] = []
+    doc["distributions"] = keep
+    doc["protected"] = [x for x in doc["protected"] if x["name"] in ("torch", "triton")]
+    with open(os.path.join(d, "stack.json"), "w") as f:
+        json.dump(doc, f)
+    with open(os.path.join(d, "pyproject.toml"), "w") as f:
+        f.write('[project]\nname = "p"\nversion = "0.1"\ndependencies = ["tqdm", "torch"]\n')
+    p = run(["project", "--write", "--no-index", "-q", "--stack", "stack.json", "."], d)
+    uv = tomllib.loads(read(os.path.join(d, "pyproject.toml")).decode()).get("tool", {}).get("uv", {})
+    check(p.returncode == 0 and "torch" in uv.get("exclude-dependencies", [])
+          and "constraint-dependencies" not in uv,
+          "a stack requiring nothing: exclusions written, no constraint-dependencies, exit 0",
+          p.stderr.decode(errors="replace") + str(uv))
+    p = run(["project", "--check", "--no-index", "-q", "--stack", "stack.json", "."], d)
+    check(p.returncode == 0, "... and --check passes", p.stderr.decode(errors="replace"))
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="rr-project-edit-") as tmp:
-        for t in (test_layouts_twice, test_array_bytes, test_uv_toml_beside):
+        for t in (test_layouts_twice, test_array_bytes, test_uv_toml_beside, test_no_constraints):
             print(f"# {t.__name__}")
             t(tmp)
     print(f"{checks['passed']} passed, {checks['failed']} failed")
