@@ -20,8 +20,6 @@
 #include <string_view>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "toml-private.hh"
 
 extern "C" {
@@ -363,7 +361,8 @@ void uv_default_groups(ctx &c)
 	rr_error e = RR_ERROR_INIT;
 	bool set = false;
 
-	if (rr_strbuf_read_file(&sb, pp.c_str(), RR_REQFILE_MAX_SIZE, &e) == RR_OK) {
+	if (rr_strbuf_read_file(&sb, pp.c_str(), RR_REQFILE_MAX_SIZE, &e) == RR_OK &&
+	    rr_toml::check_bytes(std::string_view(sb.buf, sb.len), pp.c_str(), &e) == RR_OK) {
 		try {
 			toml::table root = toml::parse(std::string_view(sb.buf, sb.len), pp);
 			const toml::node *dg = root.at_path("tool.uv.default-groups").node();

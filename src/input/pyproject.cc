@@ -15,8 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "toml-private.hh"
 
 extern "C" {
@@ -631,6 +629,9 @@ extern "C" rr_err rr_toml_check(const char *path, const char *text, size_t len, 
 	rr_toml::source src;
 	src.path = path;
 	src.text = std::string_view(text, len);
+	rr_err rc = rr_toml::check_bytes(src.text, path, err);
+	if (rc)
+		return rc;
 	try {
 		toml::table root = toml::parse(src.text, std::string_view(path));
 		(void)root;
@@ -649,6 +650,9 @@ extern "C" rr_err rr_toml_check_edit(const char *path, const char *before, size_
 				     const char *const *const *values, const size_t *nvalues,
 				     size_t nkeys, rr_error *err)
 {
+	if (rr_toml::check_bytes(std::string_view(before, nbefore), path, err) ||
+	    rr_toml::check_bytes(std::string_view(after, nafter), path, err))
+		return rr_fail(err, RR_E_INTERNAL, "%s: not TOML's bytes: not written", path);
 	try {
 		toml::table a = toml::parse(std::string_view(before, nbefore), std::string_view(path));
 		toml::table b;

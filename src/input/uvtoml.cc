@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include <toml++/toml.h>
+#include "input/toml-private.hh"
 
 extern "C" {
 #include "rocm-resolve/util.h"
@@ -176,6 +176,8 @@ extern "C" rr_err rr_uvtoml_parse(const char *path, const char *text, size_t len
 {
 	reader r{path, std::string_view(text, len), out, err};
 
+	if (rr_toml::check_bytes(r.text, path, err))
+		return RR_E_PARSE;
 	try {
 		toml::table root = toml::parse(r.text, std::string_view(path));
 		const toml::table *t = &root;
