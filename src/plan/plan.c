@@ -122,7 +122,15 @@ static char *keep_line(const struct rr_item *it)
 		rr_strbuf_adds(&sb, "-e ");
 	/* a plan never carries a secret: the installer takes it from netrc, keyring or ${VAR} */
 	RR_AUTOFREE char *text = rr_strip_credentials(it->text, NULL);
-	rr_strbuf_adds(&sb, text);
+	const char *t = text;
+	size_t n = strlen(t);
+
+	/* " six>=1" of a pyproject array is six>=1: the line starts with the requirement */
+	while (*t == ' ' || *t == '\t')
+		t++, n--;
+	while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
+		n--;
+	rr_strbuf_add(&sb, t, n);
 	for (size_t i = 0; i < it->nhashes; i++)
 		rr_strbuf_addf(&sb, " --hash=%s", it->hashes[i]);
 	for (size_t i = 0; i < it->noptions; i++)
