@@ -25,6 +25,8 @@ struct rr_policy;
 struct rr_stack;
 struct rr_resolution;
 struct rr_locked;
+struct rr_alternatives;
+struct rr_policy_rule;
 
 #define RR_ACTION_LIST(X)                                                                          \
 	X(RR_ACT_KEEP, "keep")                                                                     \
@@ -51,7 +53,8 @@ const char *rr_action_to_string(rr_action a);
 	X(RR_WHY_HELD_BACK, "held-back")                                                           \
 	X(RR_WHY_DEPS_UNKNOWN, "deps-unknown")                                                     \
 	X(RR_WHY_BUILD_NEEDS_TORCH, "build-needs-torch")                                           \
-	X(RR_WHY_FIND_LINKS, "find-links")
+	X(RR_WHY_FIND_LINKS, "find-links")                                                         \
+	X(RR_WHY_COUNTERPART, "counterpart")
 
 #define RR_REASON_ENUM_(sym, str) sym,
 typedef enum rr_reason { RR_REASON_LIST(RR_REASON_ENUM_) RR_WHY__MAX } rr_reason;
@@ -261,6 +264,10 @@ struct rr_plan_input {
 	size_t nindexes;
 	const char *installer; /* "uv" or "pip": whose configuration the indexes come from */
 	const struct rr_plan_local *local; /* per reqset item, or NULL */
+	/* per reqset item, or NULL: the ROCm builds a CUDA-only line is resolved as, in order,
+	 * and the policy rule that names them (its reason says what they are) */
+	const struct rr_alternatives *alternatives;
+	const struct rr_policy_rule *const *alternative_rules;
 };
 
 /*

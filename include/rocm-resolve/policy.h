@@ -61,6 +61,9 @@ struct rr_policy_rule {
 	const char *rocm;   /* torch_build: what to use on ROCm instead; rocm_counterpart: the
 			     * ROCm builds ("a | b", "{major}", "{minor}": data/README.md) */
 	const char *extra;  /* rocm_counterpart: the CUDA extra it applies to, else NULL */
+	/* rocm_counterpart: its builds link the torch they were built against (libtorch.so,
+	 * libc10_hip.so) and declare no torch requirement */
+	bool torch_bound;
 };
 
 rr_err rr_policy_load_default(struct rr_policy **ret, rr_error *err) RR_WUR;
@@ -97,6 +100,9 @@ const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy 
 const char *rr_policy_match_cuda_library(const struct rr_policy *pol, const char *soname);
 /* the HIP runtime ("libamdhip64.so.7", whose number is its ROCm major): its rule, else NULL */
 const char *rr_policy_match_hip_runtime(const struct rr_policy *pol, const char *soname);
+/* key: the rocm_counterpart rule for a CUDA build's name (extra rules left out), else NULL */
+const struct rr_policy_rule *rr_policy_match_counterpart(const struct rr_policy *pol,
+							 const char *key);
 /* "triton" for triton, pytorch-triton-rocm, triton-rocm, pytorch-triton */
 const char *rr_policy_clash_group(const struct rr_policy *pol, const char *key);
 struct rr_strv;

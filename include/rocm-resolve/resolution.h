@@ -67,6 +67,9 @@ struct rr_item_result {
 	/* a locked version (exact, from a lock file) the stack leaves no release of, resolved
 	 * as the bare name instead: the plan holds the newest release that can stay */
 	bool relaxed;
+	/* with alternatives for the item (ROCm counterparts): which was resolved, 1-based;
+	 * 0 when none could be (every one stripped: unsat_why says why the last was) */
+	size_t alternative;
 	bool not_found;	   /* no index has the project, or its page lists no file */
 	char *not_found_why; /* the index's own word on it when it has one, else NULL */
 };
@@ -133,12 +136,21 @@ struct rr_resolution {
 	bool conflict_uv_ok; /* pip refuses it, uv (Requires-Python upper bounds ignored) would not */
 };
 
+struct rr_alternatives {
+	const struct rr_requirement *reqs;
+	size_t n;
+};
+
 struct rr_transitive_input {
 	const struct rr_reqset *reqs;
 	const bool *resolvable; /* per reqset item: the plan keeps it as a requirement to resolve */
 	/* per reqset item (may be NULL): a locked version that, when the stack leaves it no
 	 * release, is resolved as the bare name (its item result says relaxed) */
 	const bool *relax;
+	/* per reqset item (may be NULL): requirements resolved in its place, tried in order,
+	 * the next one when the stack leaves the one before no release or no index has it
+	 * (the ROCm builds of a CUDA-only project); n == 0: none */
+	const struct rr_alternatives *alternatives;
 	const struct rr_venv *venv;
 	const struct rr_policy *policy;
 	const struct rr_stack *stack;

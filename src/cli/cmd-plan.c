@@ -46,12 +46,21 @@ void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 			rr_cli_warn(cli, "%s: stripped '%s': %s%s%s", d->source, d->requirement,
 				    d->cause.head, d->cause.nlines ? "; " : "",
 				    d->cause.nlines ? why + strlen(d->cause.head) + 1 : "");
-		else if (d->action == RR_ACT_STRIP)
-			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement, why);
-		else if (d->reason == RR_WHY_DEPS_UNKNOWN)
+		else if (d->action == RR_ACT_STRIP) {
+			/* one line: the head, then what follows it after "; " */
+			RR_AUTO_STRBUF struct rr_strbuf one = RR_STRBUF_INIT;
+			rr_strbuf_adds(&one, d->cause.head);
+			for (size_t k = 0; k < d->cause.nlines; k++)
+				rr_strbuf_addf(&one, "; %s", d->cause.lines[k]);
+			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement,
+				    one.buf);
+		} else if (d->reason == RR_WHY_DEPS_UNKNOWN)
 			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, why);
 		else if (d->reason == RR_WHY_HELD_BACK)
 			rr_cli_info(cli, "%s: '%s' %s", d->source, d->requirement, why);
+		else if (d->reason == RR_WHY_COUNTERPART)
+			/* another project in its place is never done in silence */
+			rr_cli_warn(cli, "%s: '%s' %s", d->source, d->requirement, why);
 	}
 }
 

@@ -38,6 +38,10 @@ struct rr_flow {
 	/* per reqset item: the local project a line names, read from its metadata */
 	struct rr_local *locals;
 	struct rr_plan_local *plan_locals; /* the same, as the plan sees them */
+	/* per reqset item: the ROCm builds a CUDA-only line is resolved as, in order (policy
+	 * rocm_counterpart), and the rule that names them; n == 0: none */
+	struct rr_alternatives *alts;
+	const struct rr_policy_rule **alt_rules;
 };
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -669,6 +670,7 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 			relax[i] = true;
 		}
 	in.relax = relax;
+	in.alternatives = f->alts;
 	in.venv = f->venv;
 	in.policy = f->policy;
 	in.stack = f->stack;
@@ -778,6 +780,109 @@ static rr_err check_conflict(struct rr_flow *f, rr_error *err)
 		       f->res.conflict);
 }
 
+/* the ROCm release of the protected torch ("7.2" of HIP 7.2.26015 or of +rocm7.2.0) */
+static bool rocm_release(const struct rr_venv *v, int *major, int *minor)
+{
+	const char *s = v->torch_hip;
+	const char *label = v->torch_version ? strstr(v->torch_version, "+rocm") : NULL;
+
+	if (!s && label)
+		s = label + 5;
+	if (!s || sscanf(s, "%d.%d", major, minor) != 2 || *major <= 0 || *minor < 0 || *minor > 99)
+		return false;
+	return true;
+}
+
+/* text with every {key} replaced by value */
+static char *expand(const char *text, const char *key, const char *value)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+	size_t n = strlen(key);
+
+	for (const char *p = text; *p;) {
+		if (strncmp(p, key, n) == 0) {
+			rr_strbuf_adds(&sb, value);
+			p += n;
+		} else {
+			rr_strbuf_addch(&sb, *p++);
+		}
+	}
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/*
+ * the ROCm builds of each line that has them (policy rocm_counterpart), for this runtime:
+ * every ' | ' choice in order, {name} the line's name, {major} the runtime's ROCm major,
+ * {minor} each minor from the runtime's down to 0; each keeps the line's extras,
+ * specifiers and marker. A choice of several distributions (' + ') is left out: one
+ * line becomes one line. A line that is not CUDA-only is its own last choice
+ */
+static void find_counterparts(struct rr_flow *f)
+{
+	int major, minor;
+
+	if (f->alts)
+		return;
+	f->alts = rr_xcalloc(f->reqs.nitems + 1, sizeof(*f->alts));
+	f->alt_rules = rr_xcalloc(f->reqs.nitems + 1, sizeof(*f->alt_rules));
+	if (!rocm_release(f->venv, &major, &minor))
+		return;
+	for (size_t i = 0; i < f->reqs.nitems; i++) {
+		const struct rr_item *it = &f->reqs.items[i];
+		const struct rr_policy_rule *rule;
+		struct rr_requirement *reqs = NULL;
+		size_t n = 0, cap = 0;
+		char mj[16], mn[16];
+		RR_AUTOFREE char *written = NULL;
+		RR_AUTOFREE char *choices = NULL;
+		char *save = NULL;
+
+		if (it->constraint || it->editable || it->kind == RR_ITEM_URL || it->req.url ||
+		    !it->req.key || !(rule = rr_policy_match_counterpart(f->policy, it->req.key)) ||
+		    !rule->rocm)
+			continue;
+		written = rr_requirement_to_string(&it->req);
+		snprintf(mj, sizeof(mj), "%d", major);
+		choices = expand(rule->rocm, "{major}", mj);
+		for (char *c = strtok_r(choices, "|", &save); c; c = strtok_r(NULL, "|", &save)) {
+			RR_AUTOFREE char *name = NULL;
+			while (*c == ' ')
+				c++;
+			for (char *e = c + strlen(c); e > c && e[-1] == ' ';)
+				*--e = '\0';
+			if (!*c || strchr(c, '+'))
+				continue;
+			name = expand(c, "{name}", it->req.name);
+			for (int m = strstr(name, "{minor}") ? minor : 0; m >= 0; m--) {
+				RR_AUTOFREE char *one = NULL;
+				RR_AUTOFREE char *text = NULL;
+				snprintf(mn, sizeof(mn), "%d", m);
+				one = expand(name, "{minor}", mn);
+				text = rr_xasprintf("%s%s", one, written + strlen(it->req.name));
+				struct rr_requirement *r = &RR_PUSH(reqs, n, cap);
+				*r = (struct rr_requirement)RR_REQUIREMENT_INIT;
+				if (rr_requirement_parse(text, r, NULL)) {
+					rr_requirement_release(r);
+					n--;
+				}
+			}
+		}
+		/* a line that is not CUDA-only (an sdist whose build needs torch) is itself
+		 * the last choice */
+		if (n && !rr_policy_match_cuda_only(f->policy, it->req.key)) {
+			struct rr_requirement *r = &RR_PUSH(reqs, n, cap);
+			*r = (struct rr_requirement)RR_REQUIREMENT_INIT;
+			if (rr_requirement_parse(written, r, NULL)) {
+				rr_requirement_release(r);
+				n--;
+			}
+		}
+		f->alts[i].reqs = reqs;
+		f->alts[i].n = n;
+		f->alt_rules[i] = n ? rule : NULL;
+	}
+}
+
 /* the local projects the lines name (paths, file:// URLs, -e), read once */
 static void read_locals(struct rr_flow *f)
 {
@@ -812,7 +917,10 @@ static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_erro
 	if (rc)
 		return rc;
 	read_locals(f);
+	find_counterparts(f);
 	in.local = f->plan_locals;
+	in.alternatives = f->alts;
+	in.alternative_rules = f->alt_rules;
 	in.reqs = &f->reqs;
 	in.venv = f->venv;
 	in.policy = f->policy;
@@ -912,6 +1020,13 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 		rr_local_release(&f->locals[i]);
 	free(f->locals);
 	free(f->plan_locals);
+	for (size_t i = 0; f->alts && i < f->reqs.nitems; i++) {
+		for (size_t k = 0; k < f->alts[i].n; k++)
+			rr_requirement_release((struct rr_requirement *)&f->alts[i].reqs[k]);
+		free((void *)f->alts[i].reqs);
+	}
+	free(f->alts);
+	free(f->alt_rules);
 	rr_resolution_release(&f->res);
 	free_indexes(f);
 	rr_config_release(&f->config);

@@ -363,8 +363,9 @@ static void from_plan(struct rr_project *p)
 			p->unmet[p->nunmet - 1] = rr_xasprintf("%s: '%s': %.*s", d->source,
 							       d->requirement,
 							       (int)strcspn(why, "\n"), why);
-		} else if ((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
-			   d->action == RR_ACT_STRIP) {
+		} else if (((d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH) &&
+			    d->action == RR_ACT_STRIP) ||
+			   d->reason == RR_WHY_COUNTERPART) {
 			RR_AUTOFREE char *key = rr_name_normalize(d->name);
 			RR_AUTOFREE char *why = rr_cause_text(&d->cause);
 			/* what was asked, not where: the comment must not change with the file's

@@ -241,20 +241,30 @@ static void add_locked(const struct rr_transitive_input *in, struct rr_resolutio
  */
 static size_t relax_stripped(struct ctx *c, const struct rr_each_result *each,
 			     const size_t *active_root, const size_t *root_item,
-			     struct rr_root_requirement *roots, struct rr_requirement *bare)
+			     struct rr_root_requirement *roots, struct rr_requirement *bare,
+			     size_t *alt_at)
 {
 	const struct rr_provider *prov = c->prov;
 	size_t n = 0;
 
-	for (size_t i = 0; c->in->relax && i < each->nstripped; i++) {
+	for (size_t i = 0; i < each->nstripped; i++) {
 		size_t r = active_root[each->stripped[i].index];
 		size_t item = root_item[r];
+		const struct rr_alternatives *alts = c->in->alternatives
+							 ? &c->in->alternatives[item]
+							 : NULL;
 		const struct rr_candidate *cs;
 		size_t ncs = 0;
 		rr_error e2 = RR_ERROR_INIT;
 		bool found;
 
-		if (!c->in->relax[item] || roots[r].req == &bare[r])
+		/* the next alternative, if there is one */
+		if (alts && alts->n && alt_at[r] + 1 < alts->n) {
+			roots[r].req = &alts->reqs[++alt_at[r]];
+			n++;
+			continue;
+		}
+		if (!c->in->relax || !c->in->relax[item] || roots[r].req == &bare[r])
 			continue;
 		found = prov->candidates(prov->ctx, roots[r].req->key, &cs, &ncs, &e2) !=
 			RR_E_NOTFOUND;
@@ -281,6 +291,8 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 	 * the relaxed ones */
 	struct rr_root_requirement *written = rr_xcalloc(rs->nitems + 1, sizeof(*written));
 	struct rr_requirement *bare = rr_xcalloc(rs->nitems + 1, sizeof(*bare));
+	/* per root with alternatives: the one it is resolved as now */
+	size_t *alt_at = rr_xcalloc(rs->nitems + 1, sizeof(*alt_at));
 	size_t *root_item = rr_xcalloc(rs->nitems + 1, sizeof(*root_item));
 	/* the roots the plan resolves: all, less those taken out for a torch build */
 	struct rr_root_requirement *active = rr_xcalloc(rs->nitems + 1, sizeof(*active));
@@ -314,6 +326,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 			/* a local project read from its metadata: resolved like any requirement */
 			origins[i] = rr_xasprintf("%s:%u", it->path ? it->path : "-", it->line);
 			root_item[nroots] = i;
+			written[nroots] = (struct rr_root_requirement){local, origins[i]};
 			roots[nroots].req = local;
 			roots[nroots++].origin = origins[i];
 			continue;
@@ -333,8 +346,13 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 			cons[ncons].req = &it->req;
 			cons[ncons++].origin = origins[i];
 		} else {
+			const struct rr_alternatives *alts = in->alternatives ? &in->alternatives[i]
+									      : NULL;
 			root_item[nroots] = i;
-			roots[nroots].req = &it->req;
+			written[nroots].req = &it->req;
+			written[nroots].origin = origins[i];
+			/* a CUDA-only line with ROCm builds: resolved as the first of them */
+			roots[nroots].req = alts && alts->n ? &alts->reqs[0] : &it->req;
 			roots[nroots++].origin = origins[i];
 		}
 	}
@@ -373,7 +391,6 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		prov->prefetch(prov->ctx, keys, nroots);
 		free(keys);
 	}
-	memcpy(written, roots, nroots * sizeof(*roots));
 	/* the plan's resolution; again with the relaxed locked versions, and again without
 	 * the lines a torch build takes out */
 	for (int round = 0;; round++) {
@@ -395,7 +412,7 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 		}
 		if (rc)
 			goto out;
-		if (relax_stripped(&c, &each, active_root, root_item, roots, bare)) {
+		if (relax_stripped(&c, &each, active_root, root_item, roots, bare, alt_at)) {
 			rr_each_result_release(&each);
 			round--; /* each root is relaxed once: no bound needed */
 			continue;
@@ -425,8 +442,10 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 
 		r->unsat_why = rr_xstrdup(each.stripped[i].explanation);
 		/* a project no index has, or whose page lists nothing (a typo, a broken
-		 * mirror), is not a stack question; one with no file for this platform is */
-		if (prov->candidates(prov->ctx, active[each.stripped[i].index].req->key, &cs, &n,
+		 * mirror), is not a stack question; one with no file for this platform is.
+		 * A ROCm build no index has is one more thing the line cannot have */
+		if ((!in->alternatives || !in->alternatives[item].n) &&
+		    prov->candidates(prov->ctx, active[each.stripped[i].index].req->key, &cs, &n,
 				     &e2) == RR_E_NOTFOUND) {
 			r->not_found = true;
 			/* a page that lists only what the index may not say (issue 19) */
@@ -434,6 +453,17 @@ rr_err rr_transitive_resolve(const struct rr_transitive_input *in, struct rr_res
 				r->not_found_why = rr_xstrdup(e2.msg);
 		}
 		rr_error_release(&e2);
+	}
+	/* which alternative each line that has them was resolved as (0: none could be) */
+	for (size_t a = 0; in->alternatives && a < nactive; a++) {
+		size_t item = active_item[a];
+		bool stripped = false;
+		if (!in->alternatives[item].n)
+			continue;
+		for (size_t k = 0; k < each.nstripped && !stripped; k++)
+			stripped = each.stripped[k].index == a;
+		rr_transitive_item(&res, item)->alternative = stripped ? 0
+								       : alt_at[active_root[a]] + 1;
 	}
 	/* the input as written, every root line: what uv and pip would install */
 	{
@@ -460,6 +490,7 @@ out:
 	rr_each_result_release(&each);
 	rr_strmap_release(&pymemo, NULL);
 	free(roots);
+	free(alt_at);
 	free(written);
 	for (size_t i = 0; i < rs->nitems; i++)
 		rr_requirement_release(&bare[i]);

@@ -319,7 +319,11 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 		if (!d->output)
 			continue;
 		rr_strbuf_adds(out, d->output);
-		if (d->action == RR_ACT_PIN) {
+		if (d->reason == RR_WHY_COUNTERPART) {
+			/* "replaced: cupy-cuda12x>=13 -> cupy-rocm-7-0 (CuPy's ROCm build)" */
+			rr_strbuf_adds(out, "  # ");
+			add_cause(out, &d->cause, 0);
+		} else if (d->action == RR_ACT_PIN) {
 			rr_strbuf_addf(out, "  # %s ", d->reason == RR_WHY_HELD_BACK ? "held back:"
 										: "pinned:");
 			/* a held-back chain is never cut: its end names the protected build */
@@ -484,8 +488,9 @@ void rr_plan_format_excludes(const struct rr_plan *p, struct rr_strbuf *out)
 
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		if (d->action == RR_ACT_STRIP && d->name &&
-		    (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH))
+		if (d->name && (d->reason == RR_WHY_COUNTERPART ||
+				(d->action == RR_ACT_STRIP &&
+				 (d->reason == RR_WHY_CUDA_ONLY || d->reason == RR_WHY_CLASH))))
 			add_name_once(&seen, &n, &cap, d->name, out);
 	}
 	for (size_t i = 0; i < p->nexcludes; i++)

@@ -254,12 +254,96 @@ static const struct rr_plan_local *local_of(const struct rr_plan_input *in, size
 	return in->local && in->local[idx].name ? &in->local[idx] : NULL;
 }
 
+static bool item_changes(const struct rr_resolution *res, size_t idx);
+
+/* "a, b, c": the names of an item's alternatives */
+static char *alternative_names(const struct rr_alternatives *alts)
+{
+	struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (size_t k = 0; k < alts->n; k++)
+		rr_strbuf_addf(&sb, "%s%s", k ? ", " : "", alts->reqs[k].name);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
+/*
+ * a line with ROCm builds (policy rocm_counterpart): the first of them the resolution
+ * could take replaces it, pinned where the stack holds it back. None, and a CUDA-only
+ * line is stripped as CUDA-only, naming the builds it looked for and why the last one
+ * could not be taken (installing it as written breaks the stack either way); a line
+ * that is not CUDA-only is its own last choice, decided as any other (cuda_rule NULL)
+ */
+static void decide_counterpart(struct builder *b, struct rr_decision *d, const struct rr_item *it,
+			       size_t idx, const char *cuda_rule)
+{
+	const struct rr_plan_input *in = b->in;
+	const struct rr_alternatives *alts = &in->alternatives[idx];
+	const struct rr_policy_rule *rule = in->alternative_rules ? in->alternative_rules[idx]
+								  : NULL;
+	const struct rr_item_result *r = rr_resolution_item(in->res, idx);
+	RR_AUTOFREE char *names = alternative_names(alts);
+	const struct rr_requirement *alt;
+	RR_AUTOFREE char *line = NULL;
+	RR_AUTOFREE char *asked = rr_requirement_to_string(&it->req);
+	char *why;
+
+	if (!cuda_rule && (!in->res || !r || !r->alternative || r->alternative == alts->n)) {
+		decide_resolved(b, d, it, idx);
+		return;
+	}
+	d->breaks_stack = cuda_rule != NULL || (in->res->as_written && item_changes(in->res, idx));
+	if (!in->res || !r || !r->alternative || r->alternative > alts->n) {
+		const char *nl = r && r->unsat_why ? strchr(r->unsat_why, '\n') : NULL;
+		/* the head as any CUDA-only line's (a comment shows it), what was looked for
+		 * on the line after it */
+		decide(
+		    d, RR_ACT_STRIP, RR_WHY_CUDA_ONLY, NULL,
+		    !in->res ? rr_xasprintf("CUDA-only (%s)\nits ROCm builds (%s) were not looked "
+					    "for: not resolved against an index",
+					    cuda_rule, names)
+		    : r && r->unsat_why
+			? rr_xasprintf("CUDA-only (%s)\nnone of its ROCm builds (%s) can be "
+				       "installed here: %.*s",
+				       cuda_rule, names,
+				       nl ? (int)(nl - r->unsat_why) : (int)strlen(r->unsat_why),
+				       r->unsat_why)
+			: rr_xasprintf("CUDA-only (%s)\nnone of its ROCm builds (%s) was resolved",
+				       cuda_rule, names));
+		return;
+	}
+	alt = &alts->reqs[r->alternative - 1];
+	why = cuda_rule
+		  ? rr_xasprintf("replaced: %s is CUDA-only (%s); %s is its ROCm build (%s)%s",
+				 asked, cuda_rule, alt->name,
+				 rule ? rule->reason : "policy rocm_counterpart",
+				 rule && rule->torch_bound
+				     ? "; whether its extensions were built against the "
+				       "installed torch is unknown (their symbols were not "
+				       "read)"
+				     : "")
+		  : rr_xasprintf("replaced: %s -> %s (%s)%s", asked, alt->name,
+				 rule ? rule->reason : "its ROCm build",
+				 rule && rule->torch_bound
+				     ? "; whether its extensions were built against the installed "
+				       "torch is unknown (their symbols were not read)"
+				     : "");
+	if (r->pin_version) {
+		RR_AUTOFREE char *held = why;
+		decide_pin(d, alt, RR_WHY_COUNTERPART, r->pin_version,
+			   rr_xasprintf("%s; held back: %s", held, r->pin_why));
+		return;
+	}
+	line = rr_requirement_to_string(alt);
+	decide(d, RR_ACT_KEEP, RR_WHY_COUNTERPART, RR_STEAL(line), why);
+}
+
 /* the rule that decides an item before any resolution (the order of the header) */
 enum rule {
 	RULE_MARKER_FALSE,
 	RULE_CUDA_INDEX,
 	RULE_UNNAMED,
 	RULE_CUDA_ONLY,
+	RULE_COUNTERPART, /* CUDA-only, with ROCm builds to resolve in its place */
 	RULE_PROTECTED_URL,
 	RULE_CLASH,
 	RULE_PROTECTED,
@@ -304,7 +388,10 @@ static struct verdict classify(const struct rr_plan_input *in, const struct rr_m
 		v.rule = RULE_CUDA_INDEX;
 	else if (!v.key)
 		v.rule = RULE_UNNAMED;
-	else if ((v.match = rr_policy_match_cuda_only(in->policy, v.key)))
+	else if (in->alternatives && in->alternatives[idx].n && !is_url) {
+		v.match = rr_policy_match_cuda_only(in->policy, v.key); /* NULL: not CUDA-only */
+		v.rule = RULE_COUNTERPART;
+	} else if ((v.match = rr_policy_match_cuda_only(in->policy, v.key)))
 		v.rule = RULE_CUDA_ONLY;
 	else if ((v.prot = rr_stack_lookup(in->stack, v.key)))
 		v.rule = is_url ? RULE_PROTECTED_URL : RULE_PROTECTED;
@@ -356,6 +443,9 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		decide(d, RR_ACT_STRIP, RR_WHY_CUDA_ONLY, NULL,
 		       rr_xasprintf("CUDA-only (%s)", v.match));
 		d->breaks_stack = true;
+		return;
+	case RULE_COUNTERPART:
+		decide_counterpart(b, d, it, idx, v.match);
 		return;
 	case RULE_PROTECTED_URL: {
 		RR_AUTOFREE char *why = short_why(prot->why);
@@ -1085,7 +1175,7 @@ void rr_plan_classify(const struct rr_plan_input *in, bool *resolvable)
 		struct verdict v = classify(in, &env, it, i);
 		free(v.marker_error);
 		resolvable[i] = (v.rule == RULE_RESOLVE || v.rule == RULE_CONSTRAINT ||
-				 v.rule == RULE_UNNAMED) &&
+				 v.rule == RULE_UNNAMED || v.rule == RULE_COUNTERPART) &&
 				(it->req.key || v.local);
 	}
 }

@@ -18,6 +18,7 @@
 struct rule {
 	struct rr_policy_rule pub; /* strings below, borrowed */
 	char *id, *pattern, *reason, *module, *rocm, *extra;
+	bool torch_bound;
 	pcre2_code *re;
 };
 
@@ -209,6 +210,15 @@ static rr_err parse_rule(const struct src *src, enum rr_policy_section sec, json
 			*enabled = json_is_true(val);
 			continue;
 		}
+		if (strcmp(key, "torch_bound") == 0 && sec == RR_POL_ROCM_COUNTERPART) {
+			if (!json_is_boolean(val))
+				return fail_near(
+				    src, find_json_str(src, key, id_off), RR_E_DATA,
+				    "%s rule '%s': \"torch_bound\" must be true or false", sname,
+				    r->id);
+			r->torch_bound = json_is_true(val);
+			continue;
+		}
 		if (strcmp(key, "pattern") == 0)
 			slot = &r->pattern;
 		else if (strcmp(key, "reason") == 0)
@@ -259,6 +269,7 @@ static void publish(struct rule *r)
 	r->pub.module = r->module;
 	r->pub.rocm = r->rocm;
 	r->pub.extra = r->extra;
+	r->pub.torch_bound = r->torch_bound;
 }
 
 /* apply the parsed rules of one file: same id replaces, disabled removes, new appends */
@@ -474,6 +485,14 @@ const struct rr_policy_rule *rr_policy_rule_at(const struct rr_policy *pol,
 static const char *reason_of(const struct rr_policy_rule *r)
 {
 	return r ? r->reason : NULL;
+}
+
+const struct rr_policy_rule *rr_policy_match_counterpart(const struct rr_policy *pol,
+							 const char *key)
+{
+	const struct rr_policy_rule *r = rr_policy_match(pol, RR_POL_ROCM_COUNTERPART, key);
+
+	return r && !r->extra ? r : NULL;
 }
 
 const struct rr_policy_rule *rr_policy_match_torch_build(const struct rr_policy *pol,

@@ -67,7 +67,7 @@ def main():
         before = tree_digest(venv)
         req = os.path.join(work, "req.txt")
         with open(req, "w") as fh:
-            fh.write("einops\nonnxruntime-gpu\nrr-speech\n")
+            fh.write("einops\nnvidia-cudnn-cu12\nrr-speech\n")
         with E.Index() as idx:
             simple = idx.simple()
             cache = os.path.join(work, "cache")
@@ -80,7 +80,7 @@ def main():
                     all(p in names for p in PROTECTED + STACK_NEEDS)
                     and "torch==2.9.1+rocm7.2.0.lw.git7e1940d4" in text, text)
             t.check("the stripped line and the held ones are comments with their cause",
-                    "#   " in text and "onnxruntime-gpu: CUDA-only" in text
+                    "#   " in text and "nvidia-cudnn-cu12: CUDA-only" in text
                     and "rr-speech==1.0: rr-speech 2.0 ->" in text, text)
             t.check("stderr says how many input lines the lock leaves out",
                     "the lock leaves out 1 input line" in lk.stderr, lk.stderr)
@@ -120,7 +120,7 @@ def main():
                     pl.stdout)
             tool = doc.get("tool", {}).get("rocm-resolve", {})
             t.check("[tool.rocm-resolve] records the strip and the holds with their cause",
-                    any("onnxruntime-gpu" in x.get("requirement", "") and "CUDA-only" in x.get("why", "")
+                    any("nvidia-cudnn-cu12" in x.get("requirement", "") and "CUDA-only" in x.get("why", "")
                         for x in tool.get("stripped", []))
                     and any(x.get("name") == "rr-speech" and "torchaudio" in x.get("why", "")
                             for x in tool.get("held", [])), tool)

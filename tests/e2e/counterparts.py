@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""ROCm builds of CUDA-only projects in the plan (issue 29 item 2), with real uv.
+
+On the fixture index (cupy-cuda12x and its ROCm 7 and ROCm 5 builds, onnxruntime-gpu
+and onnxruntime-rocm, torch-scatter as an sdist and torch-scatter-rocm):
+  - in the ROCm 7.2 venv, the plan for cupy-cuda12x>=13, onnxruntime-gpu and torch-scatter
+    replaces each with its ROCm build (cupy-rocm-7-0>=13, onnxruntime-rocm,
+    torch-scatter-rocm), says so in a comment and on stderr, says that torch-scatter-rocm's
+    fit to the installed torch is unknown, keeps the CUDA names in the exclusions, and
+    JSON's decisions say "counterpart"; check names the replacement; --lock pins the
+    ROCm builds with their hashes;
+  - real uv installs that plan into the venv, the stack untouched (versions and files);
+  - in a ROCm 6.4 venv no ROCm 6 build of cupy exists (only the ROCm 5 and 7 ones): the
+    line is stripped, naming the builds looked for, never cupy-rocm-5-0 or -7-0.
+The old code stripped all three as CUDA-only or kept torch-scatter, an sdist whose
+build needs torch."""
+import glob
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import e2elib as E  # noqa: E402
+
+PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
+
+
+def digest(venv):
+    out = {}
+    for sp in E._site_packages(venv):
+        for rec in glob.glob(os.path.join(sp, "*.dist-info", "RECORD")):
+            if E.norm(os.path.basename(os.path.dirname(rec)).split("-")[0]) not in PROTECTED:
+                continue
+            for line in open(rec):
+                full = os.path.normpath(os.path.join(sp, line.split(",")[0]))
+                if os.path.isfile(full):
+                    out[full] = hashlib.sha256(open(full, "rb").read()).hexdigest()
+    return out
+
+
+def main():
+    if not os.access(E.EXE, os.X_OK):
+        E.skip(f"{E.EXE} not built")
+    uv = E.find_uv()
+    if not uv:
+        E.skip("uv not found")
+    t = E.Tap()
+    work = tempfile.mkdtemp(prefix="rr-counterparts-")
+    try:
+        venv = E.build_venv(os.path.join(work, "v"), "rocm72")
+        req = os.path.join(work, "requirements.txt")
+        with open(req, "w") as fh:
+            fh.write("cupy-cuda12x>=13\nonnxruntime-gpu\ntorch-scatter\neinops\n")
+        with E.Index() as idx:
+            simple = idx.simple()
+            base = ["--venv", venv, "--cache-dir", os.path.join(work, "cache"), "-i", simple]
+            p = E.rr(base + [req])
+            lines = [x.split("#")[0].strip() for x in p.stdout.splitlines()]
+            t.check("the plan exits 0", p.returncode == 0, p.stderr)
+            t.check("each CUDA-only line is replaced by its ROCm build",
+                    "cupy-rocm-7-0>=13" in lines and "onnxruntime-rocm" in lines
+                    and "torch-scatter-rocm" in lines and "einops" in lines
+                    and not any(x.startswith(("cupy-cuda", "onnxruntime-gpu", "torch-scatter ",
+                                              "torch-scatter=")) or x == "torch-scatter"
+                                for x in lines), p.stdout)
+            t.check("a comment says what replaced what, and why",
+                    "# replaced: cupy-cuda12x>=13 is CUDA-only" in p.stdout
+                    and "cupy-rocm-7-0 is its ROCm build" in p.stdout, p.stdout)
+            t.check("stderr says each replacement",
+                    "'cupy-cuda12x>=13' replaced" in p.stderr and "'onnxruntime-gpu' replaced" in p.stderr
+                    and "'torch-scatter' replaced" in p.stderr, p.stderr)
+            t.check("the torch-bound build's fit to the installed torch is said to be unknown",
+                    "torch-scatter-rocm" in p.stdout and "is unknown" in p.stdout, p.stdout)
+            j = json.loads(E.rr(base + ["--format", "json", req]).stdout)
+            reasons = {d["name"]: (d["reason"], d["output"]) for d in j["decisions"]}
+            t.check("JSON: the decisions say counterpart, with the ROCm build as the output",
+                    reasons.get("cupy-cuda12x") == ("counterpart", "cupy-rocm-7-0>=13")
+                    and reasons.get("onnxruntime-gpu") == ("counterpart", "onnxruntime-rocm"),
+                    reasons)
+            excl = os.path.join(work, "excludes.txt")
+            E.rr(base + ["--uv-excludes", excl, req])
+            names = open(excl).read().split() if os.path.exists(excl) else []
+            t.check("the CUDA builds stay in uv's exclusions", {"cupy-cuda12x", "onnxruntime-gpu"} <= set(names),
+                    names)
+            c = E.rr(["check"] + base + [req])
+            t.check("check fails on the CUDA lines and names their replacement",
+                    c.returncode == 1 and "the plan has cupy-rocm-7-0>=13" in c.stderr, c.stderr)
+            lk = E.rr(base + ["--lock", req])
+            t.check("--lock pins the ROCm builds with their hashes",
+                    "cupy-rocm-7-0==14.2.0 \\" in lk.stdout and "onnxruntime-rocm==1.22.2.post3 \\" in lk.stdout
+                    and "torch-scatter-rocm==2.1.2.post7 \\" in lk.stdout, lk.stdout)
+            before = E.installed(venv)
+            files = digest(venv)
+            plan = os.path.join(work, "plan.txt")
+            with open(plan, "w") as fh:
+                fh.write(p.stdout)
+            u = subprocess.run([uv, "pip", "install", "--python", os.path.join(venv, "bin", "python"),
+                                "-r", plan], capture_output=True, text=True,
+                               env=E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache")))
+            have = E.installed(venv)
+            t.check("real uv installs the plan: the ROCm builds in, the stack untouched",
+                    u.returncode == 0 and have.get("cupy-rocm-7-0") == "14.2.0"
+                    and have.get("onnxruntime-rocm") == "1.22.2.post3"
+                    and all(have.get(n) == before.get(n) for n in PROTECTED) and digest(venv) == files,
+                    u.stdout + u.stderr)
+            # ROCm 6.4: cupy has ROCm 5 and 7 builds here, no ROCm 6 one
+            p = E.rr(["-v", "--venv", os.path.join(E.SRC, "fixtures", "venvs", "pytorch-rocm64"), "--cache-dir",
+                      os.path.join(work, "cache"), "-i", simple, req])
+            t.check("ROCm 6.4: cupy-cuda12x stripped, naming the ROCm 6 builds looked for",
+                    p.returncode == 0 and "cupy-rocm" not in "".join(x.split("#")[0] for x in p.stdout.splitlines())
+                    and "cupy-rocm-6-4" in p.stderr + p.stdout and "cupy-rocm-6-0" in p.stderr + p.stdout
+                    and "onnxruntime-rocm" in p.stdout, p.stdout + p.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return t.status()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
