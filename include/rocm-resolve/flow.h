@@ -51,6 +51,10 @@ struct rr_flow_opts {
 	size_t ninputs;
 	const char *const *constraints; /* -c FILE on the command line: constraints files */
 	size_t nconstraints;
+	/* -e PATH on the command line: local projects, read as a requirements file's
+	 * `-e PATH` line is (relative to the working directory) */
+	const char *const *editables;
+	size_t neditables;
 	bool want_inputs; /* plan/check/install: at least one INPUT is required */
 	const char *const *extras;
 	size_t nextras;

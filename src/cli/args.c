@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "rocm-resolve/util.h"
+#include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/strv.h"
 
 /* --timeout: a day at most, so that seconds * 1000 always fits an int */
@@ -109,6 +110,7 @@ enum {
 	O_PROTECT,
 	O_REQUIREMENT,
 	O_CONSTRAINT,
+	O_EDITABLE,
 	O_EXTRA,
 	O_ALL_EXTRAS,
 	O_GROUP,
@@ -169,7 +171,7 @@ static const struct opt_def options[] = {
 	 "by `inspect --format json`"},
 	{O_FORMAT, 0, "format", "text|json|pylock", C_PLAN | C_CHECK | C_INSPECT | C_VERIFY,
 	 "output format (default text); pylock: plan's\n"
-	 "lock as a PEP 751 pylock.toml"},
+	 "closure locked as a PEP 751 pylock.toml"},
 	{O_POLICY, 0, "policy", "FILE", C_RESOLVING | C_INSPECT | C_VERIFY,
 	 "extra policy rules (repeatable)"},
 	{O_PROTECT, 0, "protect", "NAME", C_RESOLVING | C_INSPECT | C_VERIFY,
@@ -179,6 +181,9 @@ static const struct opt_def options[] = {
 	{O_CONSTRAINT, 'c', "constraint", "FILE", C_RESOLVE,
 	 "a constraints file, as uv's and pip's -c\n"
 	 "(repeatable)"},
+	{O_EDITABLE, 'e', "editable", "PATH", C_RESOLVE,
+	 "a local project, as uv's and pip's -e: read as\n"
+	 "a requirements file's -e line (repeatable)"},
 	{O_EXTRA, 0, "extra", "NAME", C_RESOLVE,
 	 "pyproject: include an optional-dependency group"},
 	{O_ALL_EXTRAS, 0, "all-extras", NULL, C_RESOLVE,
@@ -272,7 +277,8 @@ static void print_overview(FILE *f)
 	fputs("\n"
 	      "Keep the ROCm builds of torch and friends when installing a project's\n"
 	      "dependencies. INPUT is a requirements file, a pyproject.toml, a directory\n"
-	      "holding one of them, or - for standard input.\n"
+	      "holding one of them, a lock file (uv.lock, pylock.toml), or - for standard\n"
+	      "input; -e PATH names a local project, as in uv and pip.\n"
 	      "\n"
 	      "commands:\n",
 	      f);
@@ -324,6 +330,16 @@ static const struct rr_cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* "plan, check, ..., help": the commands, for messages */
+static char *command_names(void)
+{
+	RR_AUTO_STRBUF struct rr_strbuf sb = RR_STRBUF_INIT;
+
+	for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
+		rr_strbuf_addf(&sb, "%s%s", k ? ", " : "", commands[k].name);
+	return rr_strbuf_detach(&sb, NULL);
+}
+
 static int usage_error(const char *fmt, const char *arg);
 
 /* help [COMMAND] */
@@ -338,10 +354,12 @@ static int cmd_help(struct rr_cli *cli)
 	if (cli->ninputs > 1)
 		return usage_error("help takes one COMMAND (got '%s' too)", cli->inputs[1]);
 	c = find_command(cli->inputs[0]);
-	if (!c)
-		return usage_error("help: no command '%s' (plan, check, inspect, verify, install, "
-				   "restore, project, help)",
-				   cli->inputs[0]);
+	if (!c) {
+		RR_AUTOFREE char *names = command_names();
+		RR_AUTOFREE char *msg = rr_xasprintf("help: no command '%s' (%s)", cli->inputs[0],
+						     names);
+		return usage_error("%s", msg);
+	}
 	print_command_help(stdout, c);
 	return RR_EXIT_OK;
 }
@@ -603,12 +621,17 @@ static int apply(struct rr_cli *cli, const struct given *g)
 	return RR_CLI_GO_ON;
 }
 
-/* "chek": a word that is no file but nearly a command is a typo, not an input */
+/*
+ * the first word when it is no command: "chek", no file but nearly a command, is a
+ * typo; "frobnicate", no file and a bare word, is neither; a path is an INPUT
+ */
 static int typo_check(const char *w)
 {
 	struct stat st;
+	RR_AUTOFREE char *names = NULL;
 
-	if (stat(w, &st) == 0 || strchr(w, '/') || strchr(w, '.'))
+	if (stat(w, &st) == 0 || errno != ENOENT || strchr(w, '/') || strchr(w, '.') ||
+	    strcmp(w, "-") == 0)
 		return RR_CLI_GO_ON;
 	for (size_t k = 0; k < RR_ARRAY_LEN(commands); k++)
 		if (edit_distance(w, commands[k].name) <= 2) {
@@ -617,7 +640,13 @@ static int typo_check(const char *w)
 			fprintf(stderr, "Try 'rocm-resolve --help'.\n");
 			return RR_EXIT_USAGE;
 		}
-	return RR_CLI_GO_ON;
+	names = command_names();
+	rr_cli_error(RR_E_USAGE,
+		     "'%s' is no command (%s) and no file: an INPUT is a requirements "
+		     "file, a pyproject.toml, a directory, a lock file or -",
+		     w, names);
+	fprintf(stderr, "Try 'rocm-resolve --help'.\n");
+	return RR_EXIT_USAGE;
 }
 
 /* environment variables that mean what uv's options of the same meaning do; returns
@@ -708,6 +737,13 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		}
 	cli->format = RR_FORMAT_TEXT;
 	cli->backend = "auto";
+	if (argc == 1) {
+		/* a bare `rocm-resolve`: what it takes, not one line about a missing INPUT */
+		cli->cmd = &commands[0];
+		cli->command = commands[0].name;
+		print_overview(stderr);
+		return RR_EXIT_USAGE;
+	}
 	status = scan(split, argv, &gv, &ng, &words, &nwords);
 	if (nwords && (cmd = find_command(words[0])))
 		first_input = 1;
@@ -716,6 +752,12 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 	/* a bad option before the command word leaves cmd NULL: plan is assumed */
 	cli->command = cmd ? cmd->name : NULL;
 	cli->cmd = cmd;
+	if (status != RR_CLI_GO_ON)
+		goto out;
+	/* every value is checked before --version or --help acts: `--color nevr -V` is an
+	 * error, as a script that runs it to test its options needs */
+	for (size_t i = 0; i < ng && status == RR_CLI_GO_ON; i++)
+		status = apply(cli, &gv[i]);
 	if (status != RR_CLI_GO_ON)
 		goto out;
 	for (size_t i = 0; i < ng; i++)
@@ -744,10 +786,6 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 					      cmd->name, gv[i].spelling, cmd->name);
 			goto out;
 		}
-	for (size_t i = 0; i < ng && status == RR_CLI_GO_ON; i++)
-		status = apply(cli, &gv[i]);
-	if (status != RR_CLI_GO_ON)
-		goto out;
 	for (size_t i = first_input; i < nwords; i++)
 		push(&cli->inputs, &cli->ninputs, words[i]);
 	/* uv asks every --index before any --extra-index-url, in whatever order they came */
@@ -767,12 +805,15 @@ int rr_cli_parse(struct rr_cli *cli, int argc, char **argv)
 		status = usage_error("%s", "project: --write and --check exclude each other");
 		goto out;
 	}
-	if (cli->format == RR_FORMAT_PYLOCK &&
-	    (cmd->bit != C_PLAN || !cli->lock || cli->run.no_index)) {
-		status = usage_error("%s", "--format pylock is a lock of the resolution: it needs "
-					   "plan --lock and an index (not --no-index)");
+	if (cli->format == RR_FORMAT_PYLOCK && (cmd->bit != C_PLAN || cli->run.no_index)) {
+		status = usage_error("%s", "--format pylock is a lock of the resolution: plan "
+					   "writes it (it implies --lock), from an index (not "
+					   "--no-index)");
 		goto out;
 	}
+	/* a pylock.toml is a lock: --format pylock alone asks for it */
+	if (cli->format == RR_FORMAT_PYLOCK)
+		cli->lock = true;
 	if (cli->run.venv && cli->python) {
 		status = usage_error("--venv and --python both name the environment (%s); give one",
 				     cli->python);

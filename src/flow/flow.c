@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rocm-resolve/file.h"
@@ -119,29 +120,35 @@ static rr_err load_env(const struct rr_flow_opts *o, struct rr_venv **ret, rr_er
 	return rc ? RR_E_ENV : RR_OK;
 }
 
+/* the words of a line pip's parser splits as given: quoted only when it must be */
+static void add_word(struct rr_strbuf *line, const char *w)
+{
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+			    "._-+/=:@,~%") == strlen(w)) {
+		rr_strbuf_adds(line, w);
+		return;
+	}
+	rr_strbuf_addch(line, '\'');
+	for (const char *p = w; *p; p++)
+		if (*p == '\'')
+			rr_strbuf_adds(line, "'\"'\"'");
+		else
+			rr_strbuf_addch(line, *p);
+	rr_strbuf_addch(line, '\'');
+}
+
 /*
- * -c FILE on the command line: read as the line "-c FILE" of a requirements
- * file would be (relative to the working directory), so the plan refers to
- * the file, or to its filtered copy, as it does for a file's own -c
+ * lines of the command line (-c FILE, -e PATH) read as the same lines of a requirements
+ * file would be (relative to the working directory): the plan refers to a constraints
+ * file, or to its filtered copy, as it does for a file's own -c, and names an editable
+ * project as a file's -e line does
  */
-static rr_err load_constraints(struct rr_reqset *set, const char *path, rr_error *err)
+static rr_err load_command_line(struct rr_reqset *set, const char *text, size_t len, rr_error *err)
 {
 	static const char origin[] = "(command line)";
-	RR_AUTO_STRBUF struct rr_strbuf line = RR_STRBUF_INIT;
-	rr_err rc;
+	rr_err rc = rr_reqfile_parse(set, origin, text, len, false, err);
 
-	if (access(path, R_OK) != 0)
-		return rr_fail(err, RR_E_IO, "-c '%s': cannot read it: %s", path, strerror(errno));
-
-	rr_strbuf_adds(&line, "-c '");
-	for (const char *p = path; *p; p++)
-		if (*p == '\'')
-			rr_strbuf_adds(&line, "'\"'\"'");
-		else
-			rr_strbuf_addch(&line, *p);
-	rr_strbuf_adds(&line, "'\n");
-	rc = rr_reqfile_parse(set, origin, line.buf, line.len, false, err);
-	/* the one-line text is no input file: the plan's inputs list the constraints file */
+	/* the text is no input file: the plan's inputs list the constraints file */
 	for (size_t i = 0; i < set->nfiles; i++)
 		if (strcmp(set->files[i], origin) == 0) {
 			free(set->files[i]);
@@ -151,6 +158,39 @@ static rr_err load_constraints(struct rr_reqset *set, const char *path, rr_error
 			break;
 		}
 	return rc;
+}
+
+static rr_err load_constraints(struct rr_reqset *set, const char *path, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf line = RR_STRBUF_INIT;
+
+	if (access(path, R_OK) != 0)
+		return rr_fail(err, RR_E_IO, "-c '%s': cannot read it: %s", path, strerror(errno));
+	rr_strbuf_adds(&line, "-c ");
+	add_word(&line, path);
+	rr_strbuf_addch(&line, '\n');
+	return load_command_line(set, line.buf, line.len, err);
+}
+
+/* -e PATH, as uv's and pip's: a local project, installed editable */
+static rr_err load_editables(struct rr_reqset *set, const struct rr_flow_opts *o, rr_error *err)
+{
+	RR_AUTO_STRBUF struct rr_strbuf lines = RR_STRBUF_INIT;
+	struct stat st;
+
+	if (!o->neditables)
+		return RR_OK;
+	for (size_t i = 0; i < o->neditables; i++) {
+		const char *path = o->editables[i];
+		/* a URL (git+https://...) is the parser's to judge; a path must be a project */
+		if (!strstr(path, "://") && stat(path, &st) != 0)
+			return rr_fail(err, RR_E_USAGE, "-e '%s': no such project directory: %s",
+				       path, strerror(errno));
+		rr_strbuf_adds(&lines, "-e ");
+		add_word(&lines, path);
+		rr_strbuf_addch(&lines, '\n');
+	}
+	return load_command_line(set, lines.buf, lines.len, err);
 }
 
 static void *bind_main(void *arg)
@@ -178,10 +218,11 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 	if (rc)
 		goto fail;
 	if (o->want_inputs) {
-		if (!o->ninputs) {
+		if (!o->ninputs && !o->neditables) {
 			rc = rr_fail(err, RR_E_USAGE,
 				     "at least one INPUT is needed (a requirements file, "
-				     "pyproject.toml, directory or -)");
+				     "pyproject.toml, directory, uv.lock, pylock.toml or -, or "
+				     "-e PATH)");
 			goto fail;
 		}
 		sel.extras = o->extras;
@@ -206,6 +247,8 @@ rr_err rr_flow_open(const struct rr_flow_opts *o, struct rr_flow **ret, rr_error
 				rc = rr_input_load(&f->reqs, in, &sel, err);
 			}
 		}
+		if (!rc)
+			rc = load_editables(&f->reqs, o, err);
 		for (size_t i = 0; !rc && i < o->nconstraints; i++)
 			rc = load_constraints(&f->reqs, o->constraints[i], err);
 		if (rc)

@@ -23,6 +23,7 @@
 
 static const struct rr_run_option table[] = {
 	LIST("--constraint", "-c", constraints, true, RR_REPLAY_FILE),
+	LIST("--editable", "-e", editables, true, RR_REPLAY_AS_GIVEN),
 	LIST("--extra", NULL, extras, true, RR_REPLAY_AS_GIVEN),
 	FLAG("--all-extras", NULL, all_extras, true, RR_REPLAY_AS_GIVEN),
 	LIST("--group", NULL, groups, true, RR_REPLAY_AS_GIVEN),

@@ -76,6 +76,7 @@ def samples(w, url):
     pre = os.path.join(w, "pre.txt")
     return {
         "--constraint": (["-c", cons], req),
+        "--editable": (["-e", os.path.join(w, "eproj")], req),
         "--extra": (["--extra", "gpu"], pp),
         "--all-extras": (["--all-extras"], pp),
         "--group": (["--group", "dev"], pp),
@@ -105,6 +106,9 @@ def main():
         write(os.path.join(w, "pyproject.toml"), PYPROJECT)
         write(os.path.join(w, "requirements.txt"), "requests\n")
         write(os.path.join(w, "constraints.txt"), "numpy<3\n")
+        os.makedirs(os.path.join(w, "eproj"))
+        write(os.path.join(w, "eproj", "pyproject.toml"),
+              '[project]\nname = "eproj"\nversion = "0.1"\ndependencies = ["einops"]\n')
         write(os.path.join(w, "policy.json"), json.dumps(POLICY))
         write(os.path.join(w, "tritondep.txt"), "rr-tritondep\n")
         write(os.path.join(w, "numpy.txt"), "numpy>=1\n")

@@ -1,4 +1,4 @@
-# --format pylock is a lock of a resolution: without --lock (or with --no-index) a usage error
+# --format pylock implies --lock; with --no-index (no resolution to lock) a usage error
 args: --format pylock --no-index --venv @SRC@/fixtures/venvs/rocm72 tests/cli/inputs/safe.txt
 expect-exit: 2
 expect-stdout: <empty>
