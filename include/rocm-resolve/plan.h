@@ -180,6 +180,8 @@ struct rr_plan {
 	char *venv;
 	char *python;
 	char *rocm;
+	bool rocm_stack;  /* a ROCm build is protected (else NGC's CUDA torch: "the protected
+			  * stack" in the text, never "the ROCm stack") */
 	char *torch;	  /* "2.9.1+rocm... (hip ...)", for the header */
 	char *torch_version, *torch_hip, *torch_cuda; /* the same parts, for JSON */
 	char **inputs;

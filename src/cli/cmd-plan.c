@@ -182,11 +182,47 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan)
 	return RR_EXIT_OK;
 }
 
+/*
+ * check's list, coloured as compilers colour theirs: "FILE:LINE:" bold, the requirement
+ * red, what it would do plain (no colour: the text as it is)
+ */
+static void add_coloured_report(struct rr_strbuf *out, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *end = p + n;
+		const char *loc = NULL, *req = NULL;
+		/* the location ends at the first ":DIGITS: " of the line */
+		for (const char *c = p; c < end && !loc; c++) {
+			const char *d = c + 1;
+			if (*c != ':' || d >= end || *d < '0' || *d > '9')
+				continue;
+			while (d < end && *d >= '0' && *d <= '9')
+				d++;
+			if (d + 1 < end && d[0] == ':' && d[1] == ' ')
+				loc = d + 1;
+		}
+		if (loc) {
+			const char *colon = strstr(loc + 1, ": ");
+			req = colon && colon < end ? colon : NULL;
+			rr_strbuf_addf(out, "%s%.*s%s ", rr_cli_colour("1"), (int)(loc - p), p,
+				       rr_cli_colour("0"));
+			if (req)
+				rr_strbuf_addf(out, "%s%.*s%s", rr_cli_colour("31"),
+					       (int)(req - loc - 1), loc + 1, rr_cli_colour("0"));
+			p = req ? req : loc + 1;
+		}
+		rr_strbuf_addf(out, "%.*s\n", (int)(end - p), p);
+		p = *end ? end + 1 : end;
+	}
+}
+
 static int report_check(struct rr_cli *cli, const struct rr_plan *plan)
 {
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	bool breaks = rr_plan_breaks_stack(plan);
 	size_t unknown = plan->nunknown;
+	const char *stack = plan->rocm_stack ? "ROCm stack" : "protected stack";
 
 	rr_cli_plan_warnings(cli, plan);
 	if (cli->format == RR_FORMAT_JSON) {
@@ -196,26 +232,32 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan)
 			return RR_EXIT_ENV;
 		}
 	} else if (breaks) {
+		RR_AUTO_STRBUF struct rr_strbuf safe = RR_STRBUF_INIT;
 		RR_AUTO_STRBUF struct rr_strbuf shown = RR_STRBUF_INIT;
 		rr_plan_format_check(plan, &out);
-		/* input text is in the report: no escape sequence reaches the terminal */
-		rr_cli_add_printable_lines(&shown, out.buf);
-		fprintf(stderr, "rocm-resolve: installing this as written would break the ROCm "
-				"stack in %s:\n%s",
-			plan->venv, shown.buf);
+		/* input text is in the report: no escape sequence reaches the terminal but ours */
+		rr_cli_add_printable_lines(&safe, out.buf);
+		add_coloured_report(&shown, safe.buf);
+		fprintf(stderr,
+			"rocm-resolve: %sinstalling this as written would break the %s "
+			"in %s:%s\n%s",
+			rr_cli_colour("1;31"), stack, plan->venv, rr_cli_colour("0"), shown.buf);
 	} else if (cli->verbosity >= 0 && plan->resolved && unknown) {
 		/* "checked" would claim what a build alone can tell */
 		fprintf(stderr,
-			"rocm-resolve: ok: the ROCm stack in %s stays intact as far as the "
+			"rocm-resolve: %sok:%s the %s in %s stays intact as far as the "
 			"dependencies are known (%zu protected; dependencies checked, but those of "
 			"%zu package%s are only known after a build: see the warnings)\n",
-			plan->venv, plan->npins, unknown, unknown == 1 ? "" : "s");
+			rr_cli_colour("32"), rr_cli_colour("0"), stack, plan->venv, plan->npins,
+			unknown, unknown == 1 ? "" : "s");
 	} else if (cli->verbosity >= 0) {
-		fprintf(stderr, "rocm-resolve: ok: the ROCm stack in %s stays intact (%zu "
-				"protected%s)\n",
-			plan->venv, plan->npins,
-			plan->resolved ? ", dependencies checked"
-				       : "; dependencies not checked: not resolved against an index");
+		fprintf(stderr,
+			"rocm-resolve: %sok:%s the %s in %s stays intact (%zu "
+			"protected%s)\n",
+			rr_cli_colour("32"), rr_cli_colour("0"), stack, plan->venv, plan->npins,
+			plan->resolved
+			    ? ", dependencies checked"
+			    : "; dependencies not checked: not resolved against an index");
 	}
 	return breaks ? RR_EXIT_NO : RR_EXIT_OK;
 }

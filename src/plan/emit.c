@@ -304,7 +304,9 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 	for (size_t i = 0; i < p->npins; i++)
 		shown_pins += !p->pins[i].in_requirements;
 	if (shown_pins) {
-		rr_strbuf_adds(out, "# protected ROCm stack: installed builds held at their versions\n");
+		rr_strbuf_addf(out,
+			       "# protected %sstack: installed builds held at their versions\n",
+			       p->rocm_stack ? "ROCm " : "");
 		for (size_t i = 0; i < p->npins; i++) {
 			const struct rr_plan_pin *pin = &p->pins[i];
 			if (pin->in_requirements)
@@ -338,7 +340,10 @@ void rr_plan_format_text(const struct rr_plan *p, struct rr_strbuf *out)
 		rr_strbuf_addch(out, '\n');
 	}
 	if (p->nholds) {
-		rr_strbuf_adds(out, "# held back for the ROCm stack (the newest release would break it)\n");
+		rr_strbuf_addf(out,
+			       "# held back for the %s stack (the newest release would break "
+			       "it)\n",
+			       p->rocm_stack ? "ROCm" : "protected");
 		for (size_t i = 0; i < p->nholds; i++) {
 			rr_strbuf_addf(out, "%s==%s  # ", p->holds[i].name, p->holds[i].version);
 			add_comment_text(out, p->holds[i].why, 0);
@@ -622,9 +627,9 @@ void rr_plan_format_lock(const struct rr_plan *p, struct rr_strbuf *out)
 			kept = rr_name_eq(p->kept[k].name, l->name);
 		if (l->fixed && !kept)
 			rr_strbuf_addf(out,
-				       "# %s==%s  (protected ROCm build, outside this venv's "
+				       "# %s==%s  (protected %sbuild, outside this venv's "
 				       "own site: no installer line)\n",
-				       l->name, l->version);
+				       l->name, l->version, p->rocm_stack ? "ROCm " : "");
 	}
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct rr_locked *l = &p->files[i];

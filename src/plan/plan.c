@@ -74,6 +74,23 @@ struct builder {
 	    cap_constraints, cap_inherited, cap_links;
 };
 
+/* what the plan calls the stack: NGC's CUDA torch is no ROCm stack */
+static const char *stack_name(const struct builder *b)
+{
+	return b->plan->rocm_stack ? "ROCm stack" : "protected stack";
+}
+
+/* a ROCm build among the protected (a ROCm torch, a +rocm label, a ROCm URL) */
+static bool stack_is_rocm(const struct rr_plan_input *in)
+{
+	if (in->stack->rocm_torch || in->venv->torch_hip)
+		return true;
+	for (size_t i = 0; i < in->stack->n; i++)
+		if (in->stack->items[i].why && strstr(in->stack->items[i].why, "ROCm"))
+			return true;
+	return false;
+}
+
 static void add_warning(struct builder *b, char *msg_owned)
 {
 	RR_PUSH(b->plan->warnings, b->plan->nwarnings, b->cap_warnings) = msg_owned;
@@ -499,8 +516,8 @@ static void decide_item(struct builder *b, const struct rr_item *it, size_t idx)
 		 * line, with or without an index */
 		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL,
 		       rr_xasprintf("the local project %s (%s) cannot be installed next to the "
-				    "ROCm stack: %s",
-				    local->name, local->source, local->conflicts));
+				    "%s: %s",
+				    local->name, local->source, stack_name(b), local->conflicts));
 		d->breaks_stack = true;
 		return;
 	case RULE_RESOLVE:
@@ -535,8 +552,9 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 
 	if (!in->res) {
 		decide(d, RR_ACT_KEEP, RR_WHY_OK, keep_line(it),
-		       rr_xasprintf("not in conflict with the ROCm stack itself; its dependencies "
+		       rr_xasprintf("not in conflict with the %s itself; its dependencies "
 				    "were not checked (%s)",
+				    stack_name(b),
 				    in->unresolved ? in->unresolved : "not resolved"));
 		return;
 	}
@@ -568,8 +586,8 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 		const struct rr_plan_local *local = local_of(in, idx);
 		decide(d, RR_ACT_STRIP, RR_WHY_NO_SAFE_VERSION, NULL,
 		       local ? rr_xasprintf("the local project %s (%s) cannot be installed next to "
-					    "the ROCm stack: %s",
-					    local->name, local->source, r->unsat_why)
+					    "the %s: %s",
+					    local->name, local->source, stack_name(b), r->unsat_why)
 			     : rr_xstrdup(r->unsat_why));
 		d->breaks_stack = breaks;
 		return;
@@ -611,11 +629,12 @@ static void decide_resolved(struct builder *b, struct rr_decision *d, const stru
 	decide(
 	    d, RR_ACT_KEEP, RR_WHY_OK, resolved_line(it, req),
 	    r && r->relaxed
-		? rr_xasprintf("the locked '%s' breaks the ROCm stack; '%s', the newest release "
+		? rr_xasprintf("the locked '%s' breaks the %s; '%s', the newest release "
 			       "that can be installed next to it, resolves with its dependencies "
 			       "with no conflict",
-			       it->text, it->req.name)
-		: rr_xstrdup("resolved with its dependencies: no conflict with the ROCm stack"));
+			       it->text, stack_name(b), it->req.name)
+		: rr_xasprintf("resolved with its dependencies: no conflict with the %s",
+			       stack_name(b)));
 }
 
 static const char *match_cuda_index(const struct rr_policy *pol, const char *url)
@@ -1116,10 +1135,13 @@ rr_err rr_plan_build(const struct rr_plan_input *in, struct rr_plan **ret, rr_er
 	b.plan->venv = rr_xstrdup(v->root);
 	b.plan->python = rr_xstrdup(v->python_version ? v->python_version : "unknown");
 	b.plan->rocm = v->rocm_version ? rr_xstrdup(v->rocm_version) : NULL;
+	b.plan->rocm_stack = stack_is_rocm(in);
 	if (v->torch_version)
-		b.plan->torch = v->torch_hip ? rr_xasprintf("%s (hip %s)", v->torch_version,
-							    v->torch_hip)
-					     : rr_xstrdup(v->torch_version);
+		b.plan->torch = v->torch_hip
+				    ? rr_xasprintf("%s (hip %s)", v->torch_version, v->torch_hip)
+				: v->torch_cuda
+				    ? rr_xasprintf("%s (cuda %s)", v->torch_version, v->torch_cuda)
+				    : rr_xstrdup(v->torch_version);
 	b.plan->torch_version = v->torch_version ? rr_xstrdup(v->torch_version) : NULL;
 	b.plan->torch_hip = v->torch_hip ? rr_xstrdup(v->torch_hip) : NULL;
 	b.plan->torch_cuda = v->torch_cuda ? rr_xstrdup(v->torch_cuda) : NULL;
