@@ -211,6 +211,9 @@ static int write_file(const struct rr_project *p, const char *text, size_t len)
 	/* only over the text the edit was made from: a save made while we resolved stays */
 	rc = rr_file_replace_unchanged(target, p->text.buf, p->text.len, text, len,
 				       st.st_mode & 07777, &err);
+	/* a file or directory we may not write is the environment's problem, not the input's */
+	if (rc == RR_E_IO)
+		rc = err.code = RR_E_ENV;
 	if (rc)
 		return report_error(&err, rc);
 	return RR_CLI_GO_ON;
@@ -370,7 +373,12 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			goto out;
 		}
 		if (len == p->text.len && memcmp(text, p->text.buf, len) == 0) {
-			rr_cli_info(cli, "%s: the [tool.uv] settings are up to date", where);
+			/* said, as uv says "Resolved": a silent success looks like nothing ran */
+			if (cli->verbosity >= 0)
+				fprintf(stderr,
+					"rocm-resolve: the [tool.uv] settings of %s are up "
+					"to date\n",
+					where);
 		} else {
 			status = write_file(p, text, len);
 			if (status < 0 && cli->verbosity >= 0) {
@@ -383,7 +391,8 @@ static int one_project(struct rr_cli *cli, const char *arg)
 			}
 		}
 		free(text);
-	} else {
+	} else if (!cli->bridge) {
+		/* `project --bridge` bridges; the settings are printed when nothing else is asked */
 		RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 		rr_project_format(p, &out);
 		if (!rr_cli_write_stdout(out.buf, out.len)) {
