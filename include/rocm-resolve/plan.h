@@ -260,6 +260,7 @@ struct rr_plan_input {
 	/* where a filtered copy of a constraint file may be written (atomically); NULL: keep
 	 * constraint entries out of the plan entirely when a file needed filtering */
 	const char *scratch_dir;
+	const char *scratch_hint;        /* what to set when scratch_dir cannot be made, or NULL */
 	const struct rr_resolution *res; /* NULL: not resolved (unresolved says why) */
 	const char *unresolved;
 	const struct rr_plan_index *indexes; /* copied into the plan */

@@ -58,9 +58,30 @@ static char *xdg_dir(const char *explicit_dir, const char *var, const char *fall
 		return rr_xstrdup(explicit_dir);
 	if (xdg && xdg[0] == '/')
 		return rr_xasprintf("%s/rocm-resolve", xdg);
-	if (home && home[0] == '/')
-		return rr_xasprintf("%s/%s/rocm-resolve", home, fallback);
+	if (home && home[0] == '/') {
+		/* HOME=/ (docker run --user): "/.local/share", not "//.local/share" */
+		size_t n = strlen(home);
+		while (n > 1 && home[n - 1] == '/')
+			n--;
+		return rr_xasprintf("%.*s/%s/rocm-resolve", n > 1 ? (int)n : 0, home, fallback);
+	}
 	return NULL;
+}
+
+/* what to set when the data directory cannot be made: where it came from says */
+static char *data_dir_hint(const char *explicit_dir, const char *(*getenv_fn)(const char *))
+{
+	const char *xdg = getenv_fn ? getenv_fn("XDG_DATA_HOME") : getenv("XDG_DATA_HOME");
+	const char *home = getenv_fn ? getenv_fn("HOME") : getenv("HOME");
+
+	if (explicit_dir && *explicit_dir)
+		return NULL;
+	if (xdg && xdg[0] == '/')
+		return rr_xasprintf("XDG_DATA_HOME is '%s': set it to a directory you may write",
+				    xdg);
+	return rr_xasprintf("it is under HOME ('%s'): set XDG_DATA_HOME to a directory you may "
+			    "write (docker run --user leaves HOME=/)",
+			    home ? home : "");
 }
 
 char *rr_flow_cache_dir(const char *explicit_dir, const char *(*getenv_fn)(const char *))
@@ -952,6 +973,7 @@ static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_erro
 {
 	struct rr_plan_input in = {0};
 	RR_AUTOFREE char *scratch = f->data_dir ? rr_xasprintf("%s/constraints", f->data_dir) : NULL;
+	RR_AUTOFREE char *hint = data_dir_hint(o->data_dir, o->getenv_fn);
 	RR_AUTOFREE bool *resolvable = rr_xcalloc(f->reqs.nitems + 1, sizeof(bool));
 	RR_AUTOFREE char *no_index_why = NULL;
 	rr_err rc;
@@ -969,6 +991,7 @@ static rr_err plan_once(struct rr_flow *f, const struct rr_flow_opts *o, rr_erro
 	in.policy = f->policy;
 	in.stack = f->stack;
 	in.scratch_dir = scratch;
+	in.scratch_hint = hint;
 	in.indexes = f->indexes;
 	in.nindexes = f->nindexes;
 	in.installer = rr_installer_name(f->config.installer);

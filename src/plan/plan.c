@@ -796,13 +796,16 @@ static void add_pins(struct builder *b)
  * the file itself; otherwise the kept entries are written to a content-addressed
  * file in scratch_dir (atomically) and the plan refers to that copy
  */
-static rr_err write_atomically(const char *dir, const char *name, const char *data, size_t len,
-			       char **ret_path, rr_error *err)
+static rr_err write_atomically(const char *dir, const char *hint, const char *name,
+			       const char *data, size_t len, char **ret_path, rr_error *err)
 {
 	RR_AUTOFREE char *path = rr_xasprintf("%s/%s", dir, name);
 
 	if (rr_mkdir_p(dir, 0700))
-		return rr_fail(err, RR_E_ENV, "cannot create '%s': %s", dir, strerror(errno));
+		return rr_fail(err, RR_E_ENV,
+			       "cannot create '%s' (for a filtered copy of a "
+			       "constraints file): %s%s%s",
+			       dir, strerror(errno), hint ? "; " : "", hint ? hint : "");
 	/* a random temporary name, O_EXCL|O_NOFOLLOW: a shared cache can hold planted symlinks */
 	if (rr_file_write_atomic(path, data, len, 0600, err)) {
 		if (err)
@@ -869,7 +872,8 @@ static rr_err add_constraints(struct builder *b, rr_error *err)
 	rr_sha256_hex(kept.buf, kept.len, hex);
 	hex[16] = '\0';
 	name = rr_xasprintf("constraints-%s.txt", hex);
-	rc = write_atomically(b->in->scratch_dir, name, kept.buf, kept.len, &path, err);
+	rc = write_atomically(b->in->scratch_dir, b->in->scratch_hint, name, kept.buf, kept.len,
+			      &path, err);
 	if (rc)
 		return rc;
 	RR_PUSH(b->plan->constraint_lines, b->plan->nconstraint_lines, b->cap_constraints) =
