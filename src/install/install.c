@@ -610,8 +610,11 @@ static bool in_group(gid_t gid)
  * that may write it but that the user is not in, as after the devcontainer CLI renumbered
  * the user's own group)
  */
-static rr_err check_writable(const struct rr_venv *v, rr_error *err)
+static rr_err check_writable(const struct rr_venv *v, const char *command, rr_error *err)
 {
+	/* install would have installed; restore would have put files back */
+	const char *nothing = strcmp(command, "restore") == 0 ? "nothing was restored"
+							      : "nothing was installed";
 	RR_AUTOFREE char *bin = rr_xasprintf("%s/bin", v->root);
 	const char *dirs[] = {v->site_packages, bin};
 	struct stat st;
@@ -628,22 +631,21 @@ static rr_err check_writable(const struct rr_venv *v, rr_error *err)
 			return rr_fail(
 			    err, RR_E_ENV,
 			    "cannot write '%s' (owner %s, group %s, mode %03o) as %s: "
-			    "nothing was installed. Group %s may write the venv, but %s is "
+			    "%s. Group %s may write the venv, but %s is "
 			    "not in it: as root, add the user to that group (usermod -aG "
 			    "%s USER), then start a new login or container (in a devcontainer, "
 			    "the rocm-resolve Feature's venvGroupWrite makes a group of its own "
 			    "for the remoteUser, which the CLI's GID renumbering leaves alone)",
-			    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me, group, me,
-			    gname);
+			    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me, nothing,
+			    group, me, gname);
 		return rr_fail(
 		    err, RR_E_ENV,
-		    "cannot write '%s' (owner %s, group %s, mode %03o) as %s: nothing was "
-		    "installed. Run install as a user who can write the venv (in a "
-		    "devcontainer: at image build time, as root), or give the venv's "
-		    "directories to a group that user is in: in a devcontainer, the "
-		    "rocm-resolve Feature's venvGroupWrite option (on by default) does it "
-		    "for the remoteUser",
-		    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me);
+		    "cannot write '%s' (owner %s, group %s, mode %03o) as %s: %s. Run %s "
+		    "as a user who can write the venv (in a devcontainer: at image build "
+		    "time, as root), or give the venv's directories to a group that user is "
+		    "in: in a devcontainer, the rocm-resolve Feature's venvGroupWrite option "
+		    "(on by default) does it for the remoteUser",
+		    dirs[i], owner, group, (unsigned)(st.st_mode & 0777), me, nothing, command);
 	}
 	return RR_OK;
 }
@@ -738,7 +740,7 @@ rr_err rr_install_run(const struct rr_install_opts *o, struct rr_install_result 
 		goto out;
 	emit(o, (struct rr_install_event){.kind = RR_INSTALL_EV_OPENED, .flow = t.flow});
 	r->dry_run = dry_run(o);
-	if (!r->dry_run && (rc = check_writable(rr_flow_venv(t.flow), err)))
+	if (!r->dry_run && (rc = check_writable(rr_flow_venv(t.flow), "install", err)))
 		goto out;
 	if ((rc = check_unchanged(o, t.flow, err)))
 		goto out;
@@ -826,7 +828,7 @@ rr_err rr_install_restore(const struct rr_install_opts *o, struct rr_install_res
 	fo.needs_live_env = true;
 	rc = rr_flow_open(&fo, &f, err);
 	if (!rc)
-		rc = check_writable(rr_flow_venv(f), err);
+		rc = check_writable(rr_flow_venv(f), "restore", err);
 	if (!rc)
 		rc = store_dir_for(o, f, &dir, err);
 	if (!rc)

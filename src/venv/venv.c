@@ -395,7 +395,26 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void scan_site(struct loader *l, size_t site)
+/*
+ * a site directory that cannot be listed (mode 700, another owner) hides every
+ * distribution in it: that is no empty environment but an unknown one, so an error
+ */
+static rr_err unreadable_site(const char *path, int errnum, rr_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return rr_fail(err, RR_E_ENV, "cannot read the site directory '%s': %s", path,
+			       strerror(errnum));
+	return rr_fail(err, RR_E_ENV,
+		       "cannot read the site directory '%s' (owner uid %u, gid %u, mode %03o) "
+		       "as uid %u: %s; what is installed there (the protected stack) cannot be "
+		       "known: run as a user who may read it",
+		       path, (unsigned)st.st_uid, (unsigned)st.st_gid,
+		       (unsigned)(st.st_mode & 0777), (unsigned)getuid(), strerror(errnum));
+}
+
+static rr_err scan_site(struct loader *l, size_t site, rr_error *err)
 {
 	int sitefd;
 	DIR *dir;
@@ -404,15 +423,13 @@ static void scan_site(struct loader *l, size_t site)
 	size_t n = 0, cap = 0, i;
 
 	sitefd = open(l->sites[site], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sitefd < 0) {
-		warn(l, "cannot open site-packages '%s': %s", l->sites[site], strerror(errno));
-		return;
-	}
+	if (sitefd < 0)
+		return unreadable_site(l->sites[site], errno, err);
 	dir = fdopendir(dup(sitefd));
 	if (!dir) {
-		warn(l, "cannot list site-packages '%s': %s", l->sites[site], strerror(errno));
+		int e = errno;
 		close(sitefd);
-		return;
+		return unreadable_site(l->sites[site], e, err);
 	}
 	while ((de = readdir(dir))) {
 		if (rr_str_endswith(de->d_name, ".dist-info") ||
@@ -431,6 +448,7 @@ static void scan_site(struct loader *l, size_t site)
 	}
 	free(names);
 	close(sitefd);
+	return RR_OK;
 }
 
 static bool is_python_dir(const char *name, char out[16])
@@ -945,11 +963,19 @@ rr_err rr_venv_load(const char *root, const struct rr_venv_opts *opts, struct rr
 	 * sites come after the venv's own and their bridges, as on sys.path */
 	{
 		size_t i = 0;
-		for (; i < l.nsites; i++)
-			scan_site(&l, i);
-		add_base_sites(&l);
-		for (; i < l.nsites; i++)
-			scan_site(&l, i);
+		rr_err rc = RR_OK;
+		for (; !rc && i < l.nsites; i++)
+			rc = scan_site(&l, i, err);
+		if (!rc)
+			add_base_sites(&l);
+		for (; !rc && i < l.nsites; i++)
+			rc = scan_site(&l, i, err);
+		if (rc) {
+			for (i = 0; i < l.nsites; i++)
+				free(l.sites[i]);
+			rr_venv_free(l.v);
+			return rc;
+		}
 	}
 	sort_dists(&l);
 	read_torch_version(&l);
