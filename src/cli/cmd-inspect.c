@@ -14,6 +14,31 @@
 #include "rocm-resolve/strbuf.h"
 #include "rocm-resolve/venv.h"
 
+/*
+ * the end of one reason in a why ("; " joins them): the first "; " outside parentheses
+ * and double quotes, since a Requires-Dist in parentheses holds "; " before its marker
+ * (an apostrophe in a reason is no quote)
+ */
+static size_t reason_len(const char *why)
+{
+	int depth = 0;
+	char quote = 0;
+
+	for (const char *p = why; *p; p++) {
+		if (quote)
+			quote = *p == quote ? 0 : quote;
+		else if (*p == '"')
+			quote = *p;
+		else if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (!depth && p[0] == ';' && p[1] == ' ')
+			return (size_t)(p - why);
+	}
+	return strlen(why);
+}
+
 static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 {
 	const struct rr_venv *v = s->venv;
@@ -33,10 +58,15 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 	rr_strbuf_addf(out, "ROCm:           %s%s%s%s\n", v->rocm_version ? v->rocm_version : "not found",
 		       v->rocm_path ? " (" : "", v->rocm_path ? v->rocm_path : "",
 		       v->rocm_path ? ")" : "");
-	if (v->torch_version)
-		rr_strbuf_addf(out, "torch:          %s (hip %s, cuda %s)\n", v->torch_version,
-			       v->torch_hip ? v->torch_hip : "None",
-			       v->torch_cuda ? v->torch_cuda : "None");
+	/* torch.version.hip / .cuda as facts, not Python's None */
+	if (v->torch_version && (v->torch_hip || v->torch_cuda))
+		rr_strbuf_addf(out, "torch:          %s (%s%s%s%s%s)\n", v->torch_version,
+			       v->torch_hip ? "hip " : "", v->torch_hip ? v->torch_hip : "",
+			       v->torch_hip && v->torch_cuda ? ", " : "",
+			       v->torch_cuda ? "cuda " : "", v->torch_cuda ? v->torch_cuda : "");
+	else if (v->torch_version)
+		rr_strbuf_addf(out, "torch:          %s (built for neither HIP nor CUDA)\n",
+			       v->torch_version);
 	else
 		rr_strbuf_adds(out, "torch:          not installed\n");
 	if (v->pip_constraint)
@@ -57,10 +87,9 @@ static void inspect_text(const struct rr_session *s, struct rr_strbuf *out)
 		rr_strbuf_addch(out, '\n');
 		/* one reason per line */
 		while (*why) {
-			const char *semi = strstr(why, "; ");
-			size_t n = semi ? (size_t)(semi - why) : strlen(why);
+			size_t n = reason_len(why);
 			rr_strbuf_addf(out, "      - %.*s\n", (int)n, why);
-			why += n + (semi ? 2 : 0);
+			why += n + (why[n] ? 2 : 0);
 		}
 	}
 	for (size_t i = 0; i < v->ndists; i++)
