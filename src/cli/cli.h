@@ -6,6 +6,7 @@
 #ifndef RR_CLI_H
 #define RR_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -96,7 +97,10 @@ void rr_cli_print_error(const rr_error *err);
 int rr_cli_error(rr_err code, const char *fmt, ...) RR_PRINTF(2, 3);
 int rr_cli_exit_for(rr_err code);
 void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
+/* "rocm-resolve: ..." on stderr: rr_cli_info with -v, rr_cli_vnote at verbosity level
+ * and above (0: unless -q) */
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...) RR_PRINTF(2, 3);
+void rr_cli_vnote(const struct rr_cli *cli, int level, const char *fmt, va_list ap) RR_PRINTF(3, 0);
 struct rr_strbuf;
 /* text, a line at a time, with control characters escaped (file text on a terminal) */
 void rr_cli_add_printable_lines(struct rr_strbuf *out, const char *text);

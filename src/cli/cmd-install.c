@@ -50,8 +50,12 @@ static void print_check(struct view *w, const struct rr_install_check *c)
 		    r->files, r->hashed, c->full ? ", or every file asked for" : "");
 	if (!r->nchanged && !r->nintruders) {
 		if (w->cli->verbosity >= 0)
-			fprintf(f, "rocm-resolve: the protected stack matches the snapshot (%zu files "
-				   "of %zu distribution%s)\n",
+			/* every file RECORD lists but .pyc, hashed or not: verify's integrity
+			 * counts the hashed ones, and says how many more it did not check */
+			fprintf(f,
+				"rocm-resolve: the protected stack matches the snapshot (%zu files "
+				"of %zu distribution%s: what their RECORD lists but compiled .pyc, "
+				"hashed or not)\n",
 				r->files, c->ndists, c->ndists == 1 ? "" : "s");
 		return;
 	}
@@ -125,7 +129,7 @@ static void observe(void *ctx, const struct rr_install_event *ev)
 		w->nwarned = n;
 		/* what the plan strips or cannot know is said before anything is installed */
 		if (rr_flow_get_plan(ev->flow))
-			rr_cli_plan_warnings(w->cli, rr_flow_get_plan(ev->flow));
+			rr_cli_plan_warnings(w->cli, rr_flow_get_plan(ev->flow), true);
 		break;
 	case RR_INSTALL_EV_WARNING:
 		rr_cli_warn(w->cli, "%s", ev->text);

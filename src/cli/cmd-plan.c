@@ -12,6 +12,7 @@
  * rocm-resolve. The whole text is formatted first and written once.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -30,10 +31,23 @@ static int fail_closed(const struct rr_cli *cli, int status)
 	return cli->cmd->flags & RR_CMD_PLAN_STDOUT ? rr_cli_fail_closed(cli, status) : status;
 }
 
-void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
+/* what the plan changes: with -v, or (install, whose user sees no plan) unless -q */
+static void say_change(const struct rr_cli *cli, bool always, const char *fmt, ...) RR_PRINTF(3, 4);
+static void say_change(const struct rr_cli *cli, bool always, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rr_cli_vnote(cli, always ? 0 : 1, fmt, ap);
+	va_end(ap);
+}
+
+void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p, bool changes)
 {
 	for (size_t i = 0; i < p->nwarnings; i++)
 		rr_cli_warn(cli, "%s", p->warnings[i]);
+	for (size_t i = 0; changes && i < p->nstripped_options; i++)
+		say_change(cli, true, "stripped %s", p->stripped_options[i]);
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
 		RR_AUTOFREE char *why = rr_cause_text(&d->cause);
@@ -52,16 +66,22 @@ void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p)
 			rr_strbuf_adds(&one, d->cause.head);
 			for (size_t k = 0; k < d->cause.nlines; k++)
 				rr_strbuf_addf(&one, "; %s", d->cause.lines[k]);
-			rr_cli_info(cli, "%s: stripped '%s': %s", d->source, d->requirement,
-				    one.buf);
+			say_change(cli, changes, "%s: stripped '%s': %s", d->source, d->requirement,
+				   one.buf);
 		} else if (d->reason == RR_WHY_DEPS_UNKNOWN)
 			rr_cli_warn(cli, "%s: '%s': %s", d->source, d->requirement, why);
 		else if (d->reason == RR_WHY_HELD_BACK)
-			rr_cli_info(cli, "%s: '%s' %s", d->source, d->requirement, why);
+			say_change(cli, changes, "%s: '%s' held back (%s==%s): %s", d->source,
+				   d->requirement, d->name ? d->name : "",
+				   d->version ? d->version : "", why);
 		else if (d->reason == RR_WHY_COUNTERPART)
 			/* another project in its place is never done in silence */
 			rr_cli_warn(cli, "%s: '%s' %s", d->source, d->requirement, why);
 	}
+	/* the dependencies held below their newest release, which no input line names */
+	for (size_t i = 0; i < p->nholds; i++)
+		say_change(cli, changes, "held back %s==%s: %s", p->holds[i].name,
+			   p->holds[i].version, p->holds[i].why);
 }
 
 /*
@@ -130,7 +150,7 @@ static int report_plan(struct rr_cli *cli, const struct rr_plan *plan)
 	RR_AUTO_STRBUF struct rr_strbuf out = RR_STRBUF_INIT;
 	int status = RR_CLI_GO_ON;
 
-	rr_cli_plan_warnings(cli, plan);
+	rr_cli_plan_warnings(cli, plan, false);
 	/* a requirement with no safe version: the plan stays on stderr only */
 	for (size_t i = 0; cli->strict && i < plan->ndecisions; i++)
 		if (plan->decisions[i].reason == RR_WHY_NO_SAFE_VERSION) {
@@ -224,7 +244,7 @@ static int report_check(struct rr_cli *cli, const struct rr_plan *plan)
 	size_t unknown = plan->nunknown;
 	const char *stack = plan->rocm_stack ? "ROCm stack" : "protected stack";
 
-	rr_cli_plan_warnings(cli, plan);
+	rr_cli_plan_warnings(cli, plan, false);
 	if (cli->format == RR_FORMAT_JSON) {
 		rr_plan_format_json(plan, &out);
 		if (!rr_cli_write_stdout(out.buf, out.len)) {

@@ -216,14 +216,18 @@ void rr_cli_warn(const struct rr_cli *cli, const char *fmt, ...)
 	va_end(ap);
 }
 
+void rr_cli_vnote(const struct rr_cli *cli, int level, const char *fmt, va_list ap)
+{
+	if (cli->verbosity >= level)
+		vmsg("", fmt, ap);
+}
+
 void rr_cli_info(const struct rr_cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (cli->verbosity < 1)
-		return;
 	va_start(ap, fmt);
-	vmsg("", fmt, ap);
+	rr_cli_vnote(cli, 1, fmt, ap);
 	va_end(ap);
 }
 

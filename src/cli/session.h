@@ -40,7 +40,10 @@ struct rr_plan;
  */
 int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan **ret);
 
-/* the plan's warnings on stderr: strips that matter, unknowns, holds (-v) */
-void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p);
+/*
+ * the plan's warnings on stderr: strips that matter, unknowns; every strip and hold with
+ * -v, or with changes (install, whose user sees no plan) at the normal level too
+ */
+void rr_cli_plan_warnings(const struct rr_cli *cli, const struct rr_plan *p, bool changes);
 
 #endif

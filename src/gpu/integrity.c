@@ -241,7 +241,8 @@ static bool locate(const struct rr_verify_opts *o, const struct rr_verify_dist *
 void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st)
 {
 	struct dist *all = NULL;
-	size_t nall = 0, cap = 0, checked = 0, ndiff = 0, nclash = 0, nbad = 0;
+	size_t nall = 0, cap = 0, checked = 0, ndiff = 0, nclash = 0, nbad = 0, unhashed = 0,
+	       pyc = 0;
 	RR_AUTO_STRBUF struct rr_strbuf fix = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf remove = RR_STRBUF_INIT;
 
@@ -293,8 +294,12 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 			const struct rec_entry *ent = &d->ents[e];
 			const char *why = NULL;
 
-			if (!ent->hash[0])
-				continue; /* RECORD itself, .pyc files: listed without a hash */
+			if (!ent->hash[0]) {
+				/* RECORD itself, .pyc files: listed without a hash */
+				unhashed++;
+				pyc += rr_str_endswith(ent->path, ".pyc");
+				continue;
+			}
 			if (res[e] == H_SKIP) {
 				rr_gpu_stage_detail(st, "%s: hash '%s' not checked (only sha256)",
 						    ent->path, ent->hash);
@@ -383,9 +388,18 @@ void rr_gpu_integrity(const struct rr_verify_opts *o, struct rr_verify_stage *st
 		rr_gpu_stage_set(st, RR_VERDICT_SKIP, "no protected distribution has a RECORD to "
 				 "check against");
 	} else {
-		rr_gpu_stage_set(st, RR_VERDICT_PASS, "%zu files of %zu protected distribution%s match "
-				 "their RECORD; no module clashes", checked, o->nprotected,
-				 o->nprotected == 1 ? "" : "s");
+		/* install's snapshot keeps those too: its count is the sum, said so here */
+		RR_AUTO_STRBUF struct rr_strbuf more = RR_STRBUF_INIT;
+		if (unhashed)
+			rr_strbuf_addf(&more,
+				       "; not checked: %zu more file%s listed without a hash "
+				       "(%zu of them compiled .pyc, the others such as RECORD "
+				       "itself)",
+				       unhashed, unhashed == 1 ? "" : "s", pyc);
+		rr_gpu_stage_set(st, RR_VERDICT_PASS,
+				 "%zu files of %zu protected distribution%s match "
+				 "their RECORD; no module clashes%s",
+				 checked, o->nprotected, o->nprotected == 1 ? "" : "s", more.buf);
 	}
 	for (size_t i = 0; i < nall; i++)
 		dist_release(&all[i]);
