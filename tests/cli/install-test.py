@@ -14,13 +14,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
+
+from fakewheel import TORCH, TRITON, fake_rocm_venv, wheel
 
 src = os.environ["RR_SRCDIR"]
 build = os.environ["RR_BUILDDIR"]
 exe = os.path.join(build, "src", "cli", "rocm-resolve")
-TORCH = "2.9.1+rocm7.2.0.lw.git7e1940d4"
-TRITON = "3.5.1+rocm7.2.0.gita272dfa8"
 checks = {"passed": 0, "failed": 0}
 
 
@@ -30,28 +29,6 @@ def check(cond, what, detail=""):
     print(("ok   " if cond else "FAIL ") + what)
     if not cond and detail:
         print("     " + detail.replace("\n", "\n     "))
-
-
-def wheel(outdir, name, version, files, requires=()):
-    """a real wheel: files {relpath: bytes}, METADATA, WHEEL, RECORD with sha256"""
-    dist = f"{name}-{version}"
-    fn = os.path.join(outdir, f"{name}-{version}-py3-none-any.whl")
-    di = f"{dist}.dist-info"
-    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(
-        f"Requires-Dist: {r}\n" for r in requires)
-    files = dict(files)
-    files[f"{di}/METADATA"] = meta.encode()
-    files[f"{di}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: rocm-resolve-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    record = []
-    for rel, data in files.items():
-        h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{rel},sha256={h},{len(data)}")
-    record.append(f"{di}/RECORD,,")
-    files[f"{di}/RECORD"] = ("\n".join(record) + "\n").encode()
-    with zipfile.ZipFile(fn, "w") as z:
-        for rel, data in files.items():
-            z.writestr(rel, data)
-    return fn
 
 
 def record_problems(site, names):
@@ -82,28 +59,13 @@ def main():
     tmp = tempfile.mkdtemp(prefix="rr-install-")
     server = None
     try:
-        r = subprocess.run(["/usr/bin/python3", "-m", "venv", os.path.join(tmp, "venv")],
-                           capture_output=True, text=True)
-        if r.returncode:
-            print("SKIP: cannot create a venv (python3-venv missing?)\n" + r.stderr)
+        made = fake_rocm_venv(tmp, src)
+        if isinstance(made, str):
+            print("SKIP: " + made)
             return 77
-        venv = os.path.join(tmp, "venv")
+        venv, torch_files, problem = made
         py = os.path.join(venv, "bin", "python")
-        lib = os.path.join(src, "fixtures", "gpu", "venvs", "_lib", "torch")
-        torch_files = {f"torch/{f}": open(os.path.join(lib, f), "rb").read()
-                       for f in os.listdir(lib) if f.endswith(".py")}
-        torch_files["torch/lib/libtorch_hip.so"] = b"\x7fELF fake torch library\n"
-        wheels = [
-            wheel(tmp, "torch", TORCH, torch_files,
-                  [f'triton=={TRITON}; platform_system == "Linux"']),
-            wheel(tmp, "triton", TRITON, {
-                "triton/__init__.py": b"__version__ = '3.5.1'\n",
-                "triton/_C/libtriton.so": b"\x7fELF ROCm triton\n" * 64,
-                "triton/backends/amd/driver.py": b"# amd backend\n"}),
-        ]
-        r = subprocess.run([py, "-m", "pip", "install", "-q", "--no-index", "--no-deps"] + wheels,
-                           capture_output=True, text=True)
-        check(r.returncode == 0, "fake ROCm torch and triton installed into a real venv", r.stderr)
+        check(not problem, "fake ROCm torch and triton installed into a real venv", problem)
 
         server = subprocess.Popen(["/usr/bin/python3", os.path.join(src, "tests", "index", "serve.py"),
                                    "--world", os.path.join(src, "fixtures", "index", "world.txt")],
