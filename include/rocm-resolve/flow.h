@@ -180,6 +180,9 @@ struct rr_flow_stats {
 	size_t requests;          /* HTTP transfers */
 	unsigned long long bytes; /* response bytes received */
 	size_t cache_hits, range_requests, whole_files;
+	/* pages asked as predictions, those needed after all, the others' bytes */
+	size_t guesses, guesses_used;
+	unsigned long long guess_bytes_unused;
 };
 
 /* steps 1-3; RR_E_USAGE for bad input, RR_E_ENV for the environment */

@@ -94,6 +94,7 @@ struct rr_index_event {
 	double connect_s;	    /* setting up its connection took (TCP, TLS), 0: one reused */
 	int resent; /* libcurl sent it again this many times itself (a reused connection had
 		     * died): requests on the wire beyond this one */
+	bool guess; /* asked as a prediction (rr_index_guess_project), before anything named it */
 };
 
 struct rr_target;
@@ -223,6 +224,25 @@ void rr_index_client_hooks(struct rr_index_client *c, const struct rr_index_hook
 void rr_index_want_project(struct rr_index_client *c, const char *key, int priority);
 void rr_index_want_metadata(struct rr_index_client *c, const struct rr_index_file *f,
 			    int priority);
+/*
+ * a prediction: key's page asked for below everything else, unless it is known or under
+ * way. Nothing changes for whoever asks for it later (rr_index_want_project, a getter):
+ * it is in sooner, that is all. Counted as a guess (rr_index_stats) until someone does
+ */
+void rr_index_guess_project(struct rr_index_client *c, const char *key);
+/* the body bytes key's (normalised) page took over the network in this run (0: none, or
+ * from the cache) */
+unsigned long long rr_index_project_bytes(const struct rr_index_client *c, const char *key);
+/* does the client ask PyPI itself (https://pypi.org/simple/) among its indexes? */
+bool rr_index_client_pypi(const struct rr_index_client *c);
+/*
+ * a note the cache keeps from one run for the next (what earlier runs learned), by name:
+ * read (RR_E_NOTFOUND: none, or no cache), and written (atomically, on the cache's
+ * writer thread, before the client is freed; nothing without a cache)
+ */
+rr_err rr_index_note_load(struct rr_index_client *c, const char *name, struct rr_strbuf *out,
+			  rr_error *err);
+void rr_index_note_store(struct rr_index_client *c, const char *name, const char *text, size_t len);
 /* run until nothing asked for is under way */
 void rr_index_wait_all(struct rr_index_client *c);
 /* true when the client holds key's page (or knows it missing or failed): asking costs nothing */
@@ -240,6 +260,9 @@ struct rr_index_stats {
 	size_t whole_files;       /* whole dists downloaded (sdists; servers refusing ranges) */
 	size_t failures_reused;   /* requests not repeated: that URL already failed this run */
 	size_t pages_spilled;     /* large pages downloaded to a temporary file, parsed mapped */
+	size_t guesses;           /* pages asked as predictions (rr_index_guess_project) */
+	size_t guesses_used;      /* of those, pages someone asked for after all */
+	unsigned long long guess_bytes_unused; /* the body bytes of the others */
 };
 void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret);
 

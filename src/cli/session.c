@@ -57,6 +57,8 @@ static void observe(void *ctx, const struct rr_index_event *ev)
 		fprintf(stderr, ", %.3f-%.3f s", ev->start_s, ev->end_s);
 		if (ev->connect_s > 0)
 			fprintf(stderr, ", new connection %.3f s", ev->connect_s);
+		if (ev->guess)
+			fputs(", predicted", stderr);
 		if (ev->resent)
 			fprintf(stderr,
 				", sent %d more time%s by libcurl (a reused connection had died)",
@@ -154,6 +156,11 @@ void rr_session_report_plan(struct rr_session *s, const struct rr_cli *cli,
 		    "bytes; %zu range requests, %zu whole files, %zu answers from the cache)",
 		    st.packages, st.steps, st.requests, st.bytes, st.range_requests, st.whole_files,
 		    st.cache_hits);
+	if (st.resolved && st.guesses)
+		rr_cli_info(cli,
+			    "predicted %zu pages from dependency edges: %zu needed, %llu bytes on "
+			    "the others",
+			    st.guesses, st.guesses_used, st.guess_bytes_unused);
 }
 
 int rr_cli_build_plan(struct rr_cli *cli, struct rr_session *s, struct rr_plan **ret)

@@ -34,6 +34,8 @@ struct rr_flow {
 	size_t requests;          /* HTTP transfers the resolution made */
 	unsigned long long bytes; /* response bytes received */
 	size_t cache_hits, range_requests, whole_files;
+	size_t guesses, guesses_used;
+	unsigned long long guess_bytes_unused;
 	char *world; /* with opts->record: the answers, as scenario "=Pkg:" lines */
 	/* per reqset item: the local project a line names, read from its metadata */
 	struct rr_local *locals;

@@ -768,6 +768,9 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 		f->cache_hits = st.cache_hits;
 		f->range_requests = st.range_requests;
 		f->whole_files = st.whole_files;
+		f->guesses = st.guesses;
+		f->guesses_used = st.guesses_used;
+		f->guess_bytes_unused = st.guess_bytes_unused;
 	}
 	if (rec) {
 		struct rr_strbuf w = RR_STRBUF_INIT;
@@ -1159,7 +1162,10 @@ void rr_flow_stats(const struct rr_flow *f, struct rr_flow_stats *st)
 				     .bytes = f->bytes,
 				     .cache_hits = f->cache_hits,
 				     .range_requests = f->range_requests,
-				     .whole_files = f->whole_files};
+				     .whole_files = f->whole_files,
+				     .guesses = f->guesses,
+				     .guesses_used = f->guesses_used,
+				     .guess_bytes_unused = f->guess_bytes_unused};
 }
 
 const char *rr_flow_world(const struct rr_flow *f)

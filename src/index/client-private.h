@@ -55,6 +55,8 @@ struct rr_index_proj_slot {
 	bool missing;
 	rr_error fail; /* fail.code: the page could not be had, and why */
 	struct rr_index_project p;
+	bool guess;               /* asked as a prediction only: nobody else asked for it yet */
+	unsigned long long bytes; /* its page's body bytes over the network in this run */
 };
 
 struct rr_index_meta_slot {
@@ -96,6 +98,7 @@ struct rr_index_client {
 	long long deadline_ms;
 	size_t cache_hits, revalidated, range_requests, whole_files, failures_reused;
 	size_t pages_spilled;
+	size_t guesses, guesses_used; /* pages asked as predictions; those asked for since */
 	/* asynchronous work */
 	struct rr_index_pool *pool; /* get.c: the workers and the finished queue */
 	size_t gets_open;           /* started, their owner not told yet */
@@ -133,6 +136,7 @@ struct rr_index_get {
 	bool defer_store; /* a fresh 200 is not stored: the caller stores what it made of it */
 	bool speculative; /* a guess: its failure says nothing about the URL's other requests,
 			   * and it is not retried (a step of the same file may wait for it) */
+	bool guess;       /* a page asked as a prediction (rr_fetch.guess: told, nothing else) */
 	/* out */
 	rr_err rc;
 	rr_error err;
@@ -198,6 +202,9 @@ bool rr_index_sha_matches(const char *want, const void *data, size_t len);
  * --refresh) */
 bool rr_index_entry_fresh(const struct rr_index_client *c, const struct rr_cache_entry *e,
 			  long long now);
+
+/* ---- pages.c: the bytes of the pages asked as predictions that nobody else asked for ---- */
+unsigned long long rr_index_guess_bytes_unused(const struct rr_index_client *c);
 
 /* ---- pages.c: the page format an earlier run measured (the cache), a probe dropped ---- */
 void rr_index_pages_load(struct rr_index_client *c, struct rr_index_src *s);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "index/client-private.h"
 #include "rocm-resolve/util.h"
@@ -202,15 +203,64 @@ size_t rr_index_client_requests(const struct rr_index_client *c)
 void rr_index_client_stats(const struct rr_index_client *c, struct rr_index_stats *ret)
 {
 	*ret = (struct rr_index_stats){
-		.requests = rr_fetcher_transfers(c->fetcher),
-		.bytes = rr_fetcher_bytes(c->fetcher),
-		.cache_hits = c->cache_hits,
-		.revalidated = c->revalidated,
-		.range_requests = c->range_requests,
-		.whole_files = c->whole_files,
-		.failures_reused = c->failures_reused,
-		.pages_spilled = c->pages_spilled,
+	    .requests = rr_fetcher_transfers(c->fetcher),
+	    .bytes = rr_fetcher_bytes(c->fetcher),
+	    .cache_hits = c->cache_hits,
+	    .revalidated = c->revalidated,
+	    .range_requests = c->range_requests,
+	    .whole_files = c->whole_files,
+	    .failures_reused = c->failures_reused,
+	    .pages_spilled = c->pages_spilled,
+	    .guesses = c->guesses,
+	    .guesses_used = c->guesses_used,
+	    .guess_bytes_unused = rr_index_guess_bytes_unused(c),
 	};
+}
+
+bool rr_index_client_pypi(const struct rr_index_client *c)
+{
+	for (size_t i = 0; i < c->nidx; i++)
+		if (strcmp(c->idx[i].url, "https://pypi.org/simple/") == 0)
+			return true;
+	return false;
+}
+
+/* notes are cache entries of their own class, filed under a name no URL can be */
+#define NOTE_KLASS "note"
+
+rr_err rr_index_note_load(struct rr_index_client *c, const char *name, struct rr_strbuf *out,
+			  rr_error *err)
+{
+	struct rr_cache_entry e = {.max_age = -1, .body = RR_STRBUF_INIT};
+	RR_AUTOFREE char *key = rr_xasprintf("rocm-resolve:%s", name);
+	rr_err rc;
+
+	if (!c->cache_dir)
+		return rr_fail(err, RR_E_NOTFOUND, "no cache");
+	rc = rr_cache_load(c->cache_dir, NOTE_KLASS, key, &e, err);
+	if (rc == RR_OK) {
+		rr_strbuf_release(out);
+		*out = e.body;
+		rr_strbuf_init(&e.body);
+	}
+	rr_cache_entry_release(&e);
+	return rc;
+}
+
+void rr_index_note_store(struct rr_index_client *c, const char *name, const char *text, size_t len)
+{
+	struct rr_cache_entry e = {
+	    .status = 200,
+	    .stored = (long long)time(NULL),
+	    .max_age = -1,
+	    .body = RR_STRBUF_INIT,
+	};
+
+	if (!c->cache_dir || c->offline)
+		return;
+	e.url = rr_xasprintf("rocm-resolve:%s", name);
+	rr_strbuf_add(&e.body, text, len);
+	rr_index_store_later(c, NOTE_KLASS, e.url, &e);
 }
 
 long long rr_index_now_ms(void)

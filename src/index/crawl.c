@@ -166,10 +166,16 @@ static void crawl_add(struct rr_index_provider *ip, const char *key)
 	if (w->asked)
 		return;
 	w->asked = true;
-	if (rr_ip_find_pkg(ip, key) || rr_index_project_known(ip->client, key))
+	if (rr_ip_find_pkg(ip, key) || rr_index_project_known(ip->client, key)) {
 		rr_crawl_hook_project(ip, key); /* in already: no hook will come */
-	else
+	} else {
 		rr_index_want_project(ip->client, key, PRIO_PAGE);
+		/* and the pages of what it likely requires, before its METADATA says so
+		 * (not a held project's: the crawl follows its lines only when one excludes
+		 * its installed build) */
+		if (!ip->held || !ip->held(ip->held_ctx, key))
+			rr_predict_from(ip, key);
+	}
 }
 
 /* does the crawl follow dep, a line of a release of w's project: its marker holds in

@@ -674,6 +674,7 @@ static void tell(struct rr_fetcher *f, struct slot *s)
 	ev.end_s = (double)(now_ms() - f->t0_ms) / 1000.0;
 	ev.connect_s = nconn > 0 ? (double)conn_us / 1e6 : 0.0;
 	ev.resent = s->resent;
+	ev.guess = s->r->guess;
 	f->o.observe(f->o.observe_ctx, &ev);
 }
 

@@ -483,6 +483,7 @@ void rr_index_get_start(struct rr_index_client *c, struct rr_index_get *g)
 	    .head = g->head,
 	    .once = g->speculative,
 	    .priority = g->priority,
+	    .guess = g->guess,
 	    .done = get_fetched,
 	    .done_ud = g,
 	};

@@ -17,8 +17,10 @@
  *   dist.c           the only file that uses libarchive (bound lazily, dl-archive.c):
  *                    METADATA / PKG-INFO out of dists
  *   client.c ...     the client itself, in rooms listed in client-private.h
- *   index-provider.c the resolver's provider over the client (index-provider.h), and
- *   crawl.c          the crawl that runs ahead of it (both in provider-private.h)
+ *   index-provider.c the resolver's provider over the client (index-provider.h),
+ *   crawl.c          the crawl that runs ahead of it, and
+ *   predict.c        the pages guessed ahead of the crawl from dependency edges known in
+ *                    advance (data/edges.txt, the cache's note) (all in provider-private.h)
  */
 #ifndef RR_INDEX_PRIVATE_H
 #define RR_INDEX_PRIVATE_H
@@ -78,6 +80,7 @@ struct rr_fetch {
 	bool once;            /* no retry: a failure is final at once (a guess someone may
 			       * wait for, where a retry would only hold them up) */
 	int priority;         /* among those waiting to start, the highest goes first */
+	bool guess;           /* only told (rr_index_event.guess): asked as a prediction */
 	/* out */
 	rr_err rc;            /* RR_OK: a response arrived (any status but 5xx) */
 	rr_error err;

@@ -468,6 +468,8 @@ struct rr_index_provider *rr_index_provider_free(struct rr_index_provider *ip)
 	if (!ip)
 		return NULL;
 	rr_index_client_hooks(ip->client, NULL);
+	rr_predict_learn(ip);
+	rr_predict_release(&ip->predict);
 	for (size_t i = 0; i < ip->npkgs; i++) {
 		struct pkg *pk = ip->pkgs[i];
 		for (size_t k = 0; k < pk->n; k++) {

@@ -187,6 +187,8 @@ struct rr_index_page_job {
 	char *key;
 	size_t ix;
 	int priority;
+	bool guess;               /* asked as a prediction, and nobody else asked since */
+	unsigned long long bytes; /* the answers' body bytes over the network */
 	struct rr_index_get g;   /* the Simple API page */
 	struct rr_index_get api; /* the JSON API document, when asked */
 	bool api_on;
@@ -224,9 +226,15 @@ void rr_index_page_job_free(void *job)
 static void page_finish(struct rr_index_client *c, struct rr_index_page_job *j)
 {
 	void **slot = rr_strmap_find(&c->page_jobs, j->key, false);
+	struct rr_index_proj_slot **ps = (struct rr_index_proj_slot **)rr_strmap_find(
+	    &c->projects, j->key, false);
 
 	if (slot)
 		*slot = NULL;
+	if (ps && *ps) {
+		(*ps)->guess = j->guess;
+		(*ps)->bytes = j->bytes;
+	}
 	rr_index_get_release(&j->g);
 	if (j->api_on)
 		rr_index_get_release(&j->api);
@@ -300,6 +308,7 @@ static void api_done(struct rr_index_client *c, struct rr_index_get *a)
 {
 	struct rr_index_page_job *j = a->owner;
 
+	j->bytes += (unsigned long long)a->fetch.body_size;
 	if (a->rc != RR_OK || a->status != 200)
 		page_judge(c, j);
 	else
@@ -312,6 +321,7 @@ static void page_done(struct rr_index_client *c, struct rr_index_get *g)
 	const struct rr_index_src *s = &c->idx[j->ix];
 	bool gone = g->rc == RR_OK && (g->status == 404 || g->status == 410);
 
+	j->bytes += (unsigned long long)g->fetch.body_size;
 	if (s->pypi_like && (gone || g->rc == RR_E_HTTP)) {
 		/* no Simple API page (or it keeps failing): PyPI-like hosts may still serve
 		 * the JSON API next to it */
@@ -485,6 +495,7 @@ static void page_go(struct rr_index_client *c, struct rr_index_page_job *j)
 	g->owner = j;
 	g->key = j->key;
 	g->priority = j->priority;
+	g->guess = j->guess;
 	rr_index_get_start(c, g);
 }
 
@@ -514,18 +525,38 @@ static void page_start(struct rr_index_client *c, struct rr_index_page_job *j)
 	page_go(c, j);
 }
 
-/* key (normalised) asked for unless it is known or under way */
-static void want_key(struct rr_index_client *c, const char *key, int priority)
+/* a page asked as a prediction is asked for by someone else: the guess was used */
+static void claim(struct rr_index_client *c, struct rr_index_proj_slot *ps)
+{
+	if (ps && ps->guess) {
+		ps->guess = false;
+		c->guesses_used++;
+	}
+}
+
+/* key (normalised) asked for unless it is known or under way; a guess only counts as
+ * one while nobody else asks for it */
+static void want_key(struct rr_index_client *c, const char *key, int priority, bool guess)
 {
 	struct rr_index_page_job **slot;
+	struct rr_index_proj_slot **ps;
 	rr_error err = RR_ERROR_INIT;
 
-	if (!*key || rr_strmap_find(&c->projects, key, false))
+	if (!*key)
 		return;
+	if ((ps = (struct rr_index_proj_slot **)rr_strmap_find(&c->projects, key, false))) {
+		if (!guess)
+			claim(c, *ps);
+		return;
+	}
 	slot = (struct rr_index_page_job **)rr_strmap_find(&c->page_jobs, key, true);
 	if (*slot) {
 		/* under way: someone waits for it now, ahead of what is merely crawled */
 		struct rr_index_page_job *j = *slot;
+		if (!guess && j->guess) {
+			j->guess = false;
+			c->guesses_used++;
+		}
 		if (priority > j->priority) {
 			j->priority = priority;
 			if (j->g.fetch.url)
@@ -540,6 +571,8 @@ static void want_key(struct rr_index_client *c, const char *key, int priority)
 	*slot = rr_xcalloc(1, sizeof(**slot));
 	(*slot)->key = rr_xstrdup(key);
 	(*slot)->priority = priority;
+	(*slot)->guess = guess;
+	c->guesses += guess;
 	page_start(c, *slot);
 }
 
@@ -547,7 +580,34 @@ void rr_index_want_project(struct rr_index_client *c, const char *key, int prior
 {
 	RR_AUTOFREE char *k = rr_name_normalize(key);
 
-	want_key(c, k, priority);
+	want_key(c, k, priority, false);
+}
+
+void rr_index_guess_project(struct rr_index_client *c, const char *key)
+{
+	RR_AUTOFREE char *k = rr_name_normalize(key);
+
+	want_key(c, k, 0, true);
+}
+
+unsigned long long rr_index_project_bytes(const struct rr_index_client *c, const char *key)
+{
+	struct rr_index_proj_slot **ps = (struct rr_index_proj_slot **)rr_strmap_find(
+	    (struct rr_strmap *)&c->projects, key, false);
+
+	return ps && *ps ? (*ps)->bytes : 0;
+}
+
+unsigned long long rr_index_guess_bytes_unused(const struct rr_index_client *c)
+{
+	unsigned long long n = 0;
+
+	for (size_t i = 0; i < c->projects.cap; i++) {
+		const struct rr_index_proj_slot *ps = c->projects.slots[i].val;
+		if (c->projects.slots[i].key && ps && ps->guess)
+			n += ps->bytes;
+	}
+	return n;
 }
 
 bool rr_index_project_known(const struct rr_index_client *c, const char *key)
@@ -582,7 +642,7 @@ rr_err rr_index_fetch_projects(struct rr_index_client *c, const char *const *key
 	for (size_t i = 0; i < n; i++) {
 		w.keys[i] = rr_name_normalize(keys[i]);
 		if (rc == RR_OK)
-			want_key(c, w.keys[i], 3);
+			want_key(c, w.keys[i], 3, false);
 	}
 	if (rc == RR_OK && !keys_in(&w)) {
 		if (c->hook_depth)
@@ -616,6 +676,8 @@ rr_err rr_index_get_project(struct rr_index_client *c, const char *key,
 			return rc;
 		slot = (struct rr_index_proj_slot **)rr_strmap_find(&c->projects, k, false);
 	}
+	if (slot)
+		claim(c, *slot);
 	if (slot && *slot && (*slot)->fail.code) {
 		c->failures_reused++; /* not asked again */
 		return rr_index_error_copy(err, &(*slot)->fail);

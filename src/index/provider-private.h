@@ -1,7 +1,8 @@
 /*
- * provider-private.h - the index provider's state, shared by its two rooms:
- * index-provider.c (the resolver's view: candidates, their files, dependencies) and
- * crawl.c (what runs ahead of the resolver). Not part of the public API.
+ * provider-private.h - the index provider's state, shared by its rooms:
+ * index-provider.c (the resolver's view: candidates, their files, dependencies),
+ * crawl.c (what runs ahead of the resolver) and predict.c (the pages guessed ahead of
+ * the crawl). Not part of the public API.
  */
 #ifndef RR_INDEX_PROVIDER_PRIVATE_H
 #define RR_INDEX_PROVIDER_PRIVATE_H
@@ -80,6 +81,18 @@ struct tag_memo {
 	int score; /* rr_wheel_score, -1 incompatible or malformed */
 };
 
+/* predict.c: the pages guessed ahead of the crawl, and the edges they come from */
+struct predict {
+	bool ready;          /* the tables below are loaded (at the first guess) */
+	const char *shipped; /* sorted edge lines (data/edges.txt, or a test's), borrowed */
+	size_t shipped_len;
+	struct rr_strmap learned; /* name -> the rest of its line in the cache's note */
+	char *note;               /* the note as read */
+	size_t note_len;
+	struct rr_strmap seen; /* names guessed, or whose guesses were made */
+	long long budget;      /* bytes of pages still to guess; negative: no guesses */
+};
+
 struct rr_index_provider {
 	struct rr_index_client *client;
 	struct tag_memo *memo; /* open addressing, a power of two */
@@ -103,6 +116,7 @@ struct rr_index_provider {
 	size_t seq;              /* projects the resolver has met (want.seq) */
 	char **warnings;
 	size_t nwarnings, cap_warnings;
+	struct predict predict;
 };
 
 /* the order requests start in when more are waiting than may run (higher first) */
@@ -133,5 +147,18 @@ void rr_crawl_prefetch(void *ctx, const char *const *keys, size_t n);
 void rr_crawl_prefetch_deps(void *ctx, const char *key, const struct rr_candidate *const *cs,
 			    size_t n);
 void rr_crawl_will_need(void *ctx, const char *key, const struct rr_candidate *const *cs, size_t n);
+
+/* predict.c: the pages guessed for key's project, which the crawl asks for now: those
+ * of what it likely requires, and so on, within the budget (once per project); what
+ * this run learned kept for the next (as the provider is freed); the tables freed */
+#define RR_PREDICT_BUDGET (32ll << 20)
+void rr_predict_from(struct rr_index_provider *ip, const char *key);
+void rr_predict_learn(struct rr_index_provider *ip);
+void rr_predict_release(struct predict *pr);
+/* the rest of name's line ("kib dep ...") in edge text t[0..n) sorted by name, NULL when
+ * absent; edge lines into pr->learned (name -> the rest of its line, the first kept).
+ * Exported for the fuzz target */
+const char *rr_predict_find(const char *t, size_t n, const char *name, size_t *restlen);
+void rr_predict_parse(struct predict *pr, const char *t, size_t n);
 
 #endif

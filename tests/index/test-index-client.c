@@ -2187,6 +2187,109 @@ static void test_archive_error_names_url(void **state)
 	}
 }
 
+/*
+ * one run of the crawl and the resolver over the fixture index behind path, requests and
+ * six as the roots, with the edges given (NULL: none but what the cache learned; budget
+ * as rr_index_provider_edges takes it): the solution as "key==version" lines into got,
+ * the client's stats into st
+ */
+static void predict_run(const char *path, const char *dir, bool refresh, const char *edges,
+			long long budget, struct rr_strbuf *got, struct rr_index_stats *st)
+{
+	static const char *const lines[] = {"requests", "six"};
+	struct rr_requirement r[2];
+	const struct rr_requirement *rp[2];
+	struct rr_root_requirement roots[2];
+	struct rr_resolve_request rq = {.reqs = roots, .nreqs = 2, .flags = RR_RESOLVE_NEWEST};
+	struct rr_index_opts o = {.cache_dir = dir, .no_cache = dir == NULL, .refresh = refresh};
+	struct rr_index_client *c = client_opts(&o, path);
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_provider prov;
+	struct rr_solution *sol = NULL;
+
+	for (size_t i = 0; i < 2; i++) {
+		r[i] = (struct rr_requirement)RR_REQUIREMENT_INIT;
+		assert_int_equal(rr_requirement_parse(lines[i], &r[i], NULL), RR_OK);
+		rp[i] = &r[i];
+		roots[i] = (struct rr_root_requirement){&r[i], "test:1"};
+	}
+	rr_test_index_reset(base);
+	ip = fixture_provider(c, &v);
+	rr_index_provider_edges(ip, edges, budget);
+	rr_index_provider_get(ip, &prov);
+	rr_index_provider_prefetch_roots(ip, rp, 2);
+	assert_int_equal(rr_resolve(&prov, &rq, &sol, NULL), RR_OK);
+	assert_true(rr_solution_ok(sol));
+	rr_strbuf_reset(got);
+	for (size_t i = 0; i < rr_solution_count(sol); i++)
+		rr_strbuf_addf(got, "%s==%s\n", rr_solution_at(sol, i)->key,
+			       rr_solution_at(sol, i)->version);
+	rr_solution_free(sol);
+	rr_index_wait_all(c);
+	rr_index_client_stats(c, st);
+	rr_index_provider_free(ip);
+	for (size_t i = 0; i < 2; i++)
+		rr_requirement_release(&r[i]);
+	rr_venv_free(v);
+	rr_index_client_free(c);
+}
+
+/*
+ * prediction (src/index/predict.c): with edges saying requests requires idna and urllib3,
+ * their pages are asked for the moment the crawl asks for requests' page, while that page
+ * is still out (slow here), so before its METADATA names them; certifi, which no edge
+ * names, only after. A wrong edge (six "requires" rr-big-wheel) costs that page, counted
+ * as unused, and changes no resolution. What a run learned is kept in the cache: a later
+ * run that fetches the pages again (--refresh), with no edges given, guesses from it, and
+ * not the wrong edge. Without edges (the old crawl) idna waits for requests' page
+ */
+static void test_predict(void **state)
+{
+	static const char *const edges = "# test edges, sorted\n"
+					 "requests 1 idna urllib3\n"
+					 "six 1 rr-big-wheel\n";
+	const char *path = "/_fault/slow/300/requests/simple";
+	RR_AUTOFREE char *dir = rr_xasprintf("%s/predict", cachedir);
+	RR_AUTO_STRBUF struct rr_strbuf plain = RR_STRBUF_INIT;
+	RR_AUTO_STRBUF struct rr_strbuf guessed = RR_STRBUF_INIT;
+	struct rr_index_stats st;
+	(void)state;
+
+	/* no edges: nothing guessed, idna asked for once requests' METADATA is in */
+	predict_run(path, NULL, false, NULL, -1, &plain, &st);
+	assert_int_equal(st.guesses, 0);
+	assert_int_equal(rr_test_index_order(base, "out:/simple/requests/", "in:/simple/idna/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-big-wheel/"), 0);
+
+	/* the edges: idna and urllib3 before requests' page is out, certifi after */
+	assert_int_equal(mkdir(dir, 0700), 0);
+	predict_run(path, dir, false, edges, 0, &guessed, &st);
+	assert_int_equal(rr_test_index_order(base, "in:/simple/idna/", "out:/simple/requests/"), 1);
+	assert_int_equal(rr_test_index_order(base, "in:/simple/urllib3/", "out:/simple/requests/"),
+			 1);
+	assert_int_equal(rr_test_index_order(base, "out:/simple/requests/", "in:/simple/certifi/"),
+			 1);
+	/* the wrong guess: fetched, unused, and the same solution */
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-big-wheel/"), 1);
+	assert_int_equal(st.guesses, 3);
+	assert_int_equal(st.guesses_used, 2);
+	assert_true(st.guess_bytes_unused > 0);
+	assert_string_equal(guessed.buf, plain.buf);
+	assert_null(strstr(guessed.buf, "rr-big-wheel"));
+
+	/* learned: the next run guesses requests' lines, all four, from the cache's note */
+	predict_run(path, dir, true, NULL, 0, &guessed, &st);
+	assert_int_equal(rr_test_index_order(base, "in:/simple/idna/", "out:/simple/requests/"), 1);
+	assert_int_equal(rr_test_index_order(base, "in:/simple/certifi/", "out:/simple/requests/"),
+			 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/rr-big-wheel/"), 0);
+	assert_int_equal(st.guesses, 4);
+	assert_int_equal(st.guesses_used, 4);
+	assert_int_equal(st.guess_bytes_unused, 0);
+	assert_string_equal(guessed.buf, plain.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2226,6 +2329,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_pin),
 	    cmocka_unit_test(test_crawl_python_upper),
 	    cmocka_unit_test(test_crawl_held),
+	    cmocka_unit_test(test_predict),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
 	    cmocka_unit_test(test_index_priority),
