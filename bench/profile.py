@@ -127,6 +127,12 @@ def report(ts, wall=None, cpu=None, rss_kb=None, floor=None, out=sys.stdout, cac
         p(f"causal floor: {cf:.3f} s (each request started as soon as what it waits for was in, at"
           f" this run's durations){f'; wall / causal floor {wall / cf:.2f}x' if wall and cf else ''}")
         p("  its chain: " + " -> ".join(chain))
+        if any(t["guess"] for t in ts):
+            pf, pchain = causal_floor(ts, cache_dir, predicted=True)
+            p(f"predicted floor: {pf:.3f} s (the same, the pages this run predicted asked at once;"
+              f" {sum(t['guess'] for t in ts)} predicted)"
+              f"{f'; wall / predicted floor {wall / pf:.2f}x' if wall and pf else ''}")
+            p("  its chain: " + " -> ".join(pchain))
     if cpu is not None:
         p(f"cpu: {cpu[0]:.3f} s user + {cpu[1]:.3f} s system"
           + (f", peak RSS {rss_kb / 1024:.1f} MB" if rss_kb else ""))
@@ -136,9 +142,69 @@ def report(ts, wall=None, cpu=None, rss_kb=None, floor=None, out=sys.stdout, cac
           " included)")
 
 
-def run_one(exe, inp, work, proxy, timeout):
-    cache = os.path.join(work, "cache")
-    shutil.rmtree(cache, ignore_errors=True)
+# CPU by part (--perf): each sample of `perf record -e cpu-clock` by its thread (the
+# client's thread runs the transfers, the crawl and the resolver; rr-worker threads parse
+# pages; rr-writer writes the cache), library and symbol
+PARTS = (
+    ("startup (dynamic linking)", lambda th, dso, sym: "ld-linux" in dso),
+    ("TLS", lambda th, dso, sym: "libcrypto" in dso or "libssl" in dso),
+    ("transfers (libcurl, HTTP/2)", lambda th, dso, sym: "libcurl" in dso or "nghttp2" in dso),
+    ("kernel: network", lambda th, dso, sym: "kernel" in dso and re.search(
+        r"tcp|ip_|sock|skb|net|virtqueue|vp_|iowrite|xmit|napi|softirq|epoll|poll|inet", sym)),
+    ("kernel: files (cache, venv)", lambda th, dso, sym: "kernel" in dso and re.search(
+        r"ext4|filemap|vfs|dentry|d_lookup|inode|path|folio|find_get_block|recently_deleted|jbd2"
+        r"|block|page_cache|open|link_path|getname|copy_to_iter|copy_from_iter", sym)),
+    ("kernel: memory", lambda th, dso, sym: "kernel" in dso and re.search(
+        r"fault|page|mm|vma|mmap|munmap|clear_|memcg|anon|folio|lru|alloc|tlb", sym)),
+    ("kernel: other", lambda th, dso, sym: "kernel" in dso),
+    ("cache writes (writer thread)", lambda th, dso, sym: th == "rr-writer"),
+    ("page parsing (workers)", lambda th, dso, sym: th == "rr-worker"),
+    ("page parsing (client thread)", lambda th, dso, sym: re.search(
+        r"parse_attrs|html|json|keep_skips|wheel_shaped|foreign_name|installable|rr_url_segment"
+        r"|plain_absolute|find_attr|tag_is|rr_index_parse|project_add_file|digest|rr_index_project",
+        sym)),
+    ("METADATA (zip, inflate, parse)", lambda th, dso, sym: "libz" in dso or "libarchive" in dso or re.search(
+        r"zip|inflate|rr_dist|rr_metadata|member|tail_|dist_job", sym)),
+    ("resolver, crawl", lambda th, dso, sym: "rocm-resolve" in dso and re.search(
+        r"pubgrub|pg_|rr_version|rr_spec|rr_marker|rr_requirement|p_candidates|file_score|tag_score"
+        r"|crawl|walk|likely|newest|want|rr_resolve|rr_ip_|cand|predict|rr_qsort|cmp_", sym)),
+    ("client thread: allocation, copies (libc)", lambda th, dso, sym: "libc" in dso),
+    ("client thread: rest (rocm-resolve)", lambda th, dso, sym: True),
+)
+
+
+def perf_parts(data, hz):
+    """{part: seconds} from a perf.data file recorded at hz samples a second"""
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso", "-G"],
+                         capture_output=True, text=True).stdout
+    parts = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*(\S+)\s+(\d+)\s+[0-9a-f]+\s+(.*?)\s*\(([^)]*)\)\s*$", line)
+        if not m:
+            continue
+        th, _, sym, dso = m.groups()
+        for name, test in PARTS:
+            if test(th, dso, sym):
+                parts[name] = parts.get(name, 0) + 1.0 / hz
+                break
+    return parts
+
+
+def perf_report(parts, curl_parts=None, out=sys.stdout):
+    total = sum(parts.values())
+    print(f"cpu by part (perf, cpu-clock samples): {total:.3f} s"
+          + (f"; curl's burst of the same requests: {sum(curl_parts.values()):.3f} s" if curl_parts else ""),
+          file=out)
+    for name, _ in PARTS:
+        if parts.get(name) or (curl_parts and curl_parts.get(name)):
+            c = f"   curl {curl_parts.get(name, 0):.3f} s" if curl_parts else ""
+            print(f"  {name:<44} {parts.get(name, 0):.3f} s{c}", file=out)
+
+
+def run_one(exe, inp, work, proxy, timeout, perf_hz=0):
+    # a new directory, the old one left in place: creating files right after a mass
+    # deletion costs ext4 here (bench/real.py's docstring)
+    cache = os.path.join(work, "cache-perf" if perf_hz else "cache")
     os.makedirs(cache)
     env = real.base_env(work)
     env["https_proxy"] = env["HTTPS_PROXY"] = proxy.url
@@ -147,6 +213,9 @@ def run_one(exe, inp, work, proxy, timeout):
     tf = os.path.join(work, "time.txt")
     argv = ["/usr/bin/time", "-f", "%U %S %M", "-o", tf, exe, "plan", "-vv", "--venv", venv,
             "--cache-dir", cache, inp["direct"]]
+    if perf_hz:
+        argv = argv[:5] + ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(perf_hz), "-o",
+                           os.path.join(work, "perf.data")] + argv[5:]
     proxy.counters.reset()
     t0 = time.perf_counter()
     p = subprocess.run(argv, env=env, cwd=work, capture_output=True, text=True, timeout=timeout)
@@ -163,6 +232,8 @@ def main():
     ap.add_argument("--save", help="write the run's -vv log here")
     ap.add_argument("--no-floor", action="store_true")
     ap.add_argument("--timeout", type=float, default=300)
+    ap.add_argument("--perf", action="store_true",
+                    help="CPU by part: the run (and the floor's curl) under perf record -e cpu-clock")
     ap.add_argument("input", nargs="?")
     a = ap.parse_args()
     if a.log:
@@ -170,7 +241,7 @@ def main():
         return
     rel = a.input
     if not os.path.exists(os.path.join(a.corpus, rel)):
-        hits = [f for f in real.FILES + real.MORE if rel.lower() in f.lower()]
+        hits = [f for f in real.FILES + real.MORE + real.SMALL if rel.lower() in f.lower()]
         if len(hits) != 1:
             sys.exit(f"profile: '{rel}' names {len(hits)} of the benchmark's files")
         rel = hits[0]
@@ -193,6 +264,19 @@ def main():
                        "curl": shutil.which("curl")}
                 floor = real.run_floor(real.floor_requests(err), ctx, os.path.join(work, "floor"), a.timeout)
             report(parse(err), wall, cpu, rss, floor, cache_dir=os.path.join(work, "cache"))
+            if a.perf:
+                # again, cold, under perf (its own run: perf's writing slows the one it watches),
+                # and the floor's burst too
+                hz = 4000
+                run_one(os.path.abspath(exe), inp, work, proxy, a.timeout, hz)
+                parts = perf_parts(os.path.join(work, "perf.data"), hz)
+                cparts = None
+                if floor:
+                    ctx["curl_wrap"] = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(hz), "-o",
+                                        os.path.join(work, "perf-curl.data")]
+                    real.run_floor(real.floor_requests(err), ctx, os.path.join(work, "floor-perf"), a.timeout)
+                    cparts = perf_parts(os.path.join(work, "perf-curl.data"), hz)
+                perf_report(parts, cparts)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

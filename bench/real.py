@@ -78,6 +78,15 @@ MORE = [
     "requirements/lllyasviel__stable-diffusion-webui-forge__requirements_versions.txt",
     "pyproject/karpathy__nanochat__pyproject.toml",
 ]
+# issue 32: real small and fully pinned files (--small); both tools resolve each here
+SMALL = [
+    "freeze/thesteve0__agent-learning__rocm-provided.txt",
+    "requirements/pypi__warehouse__requirements__deploy.txt",
+    "requirements/ROCm__TheRock__requirements-test.txt",
+    "requirements/unslothai__unsloth__studio__backend__requirements__extras-no-deps.txt",
+    "requirements/facebookresearch__xformers__requirements.txt",
+    "requirements/jax-ml__jax__build__requirements.in",
+]
 SHORT = {
     "comfyanonymous__ComfyUI__requirements.txt": "ComfyUI requirements.txt",
     "coqui-ai__TTS__requirements.txt": "coqui TTS requirements.txt",
@@ -92,9 +101,17 @@ SHORT = {
         "webui-forge requirements_versions.txt",
     "karpathy__nanochat__pyproject.toml": "nanochat pyproject.toml",
     "Stability-AI__generative-models__requirements__pt2.txt": "generative-models requirements/pt2.txt",
+    "thesteve0__agent-learning__rocm-provided.txt": "agent-learning freeze (pinned)",
+    "pypi__warehouse__requirements__deploy.txt": "warehouse deploy.txt (pinned)",
+    "ROCm__TheRock__requirements-test.txt": "TheRock requirements-test (pinned)",
+    "unslothai__unsloth__studio__backend__requirements__extras-no-deps.txt":
+        "unsloth extras-no-deps (pinned)",
+    "facebookresearch__xformers__requirements.txt": "xformers requirements.txt (small)",
+    "jax-ml__jax__build__requirements.in": "jax requirements.in (small)",
 }
 TOOLS = ("rr", "uv", "pip")
-TOOL_NAME = {"rr": "rocm-resolve plan", "uv": "uv pip compile", "pip": "pip install --dry-run"}
+TOOL_NAME = {"rr": "rocm-resolve plan", "uv": "uv pip compile", "pip": "pip install --dry-run",
+             "base": "rocm-resolve plan (--base build)"}
 
 
 def parse_size(s):
@@ -195,7 +212,7 @@ def prepare_inputs(corpus, work, files):
 
 def count_requests(tool, err):
     """(count or None, is_lower_bound), from the tool's stderr"""
-    if tool == "rr":
+    if tool in ("rr", "base"):
         m = re.findall(r"with (\d+) HTTP requests", err)
         return (int(m[-1]), False) if m else (None, False)
     if tool == "pip":
@@ -205,6 +222,16 @@ def count_requests(tool, err):
         ranges = len(re.findall(r"by range request", err))
         return sends + ranges, True
     return None, False
+
+
+PREDICTED = re.compile(r"predicted (\d+) pages from dependency edges: (\d+) needed, (\d+) bytes on the others")
+
+
+def predictions(err):
+    """(pages predicted, of those needed, bytes of the others) from rocm-resolve's -v line,
+    (0, 0, 0) when it predicted nothing"""
+    m = PREDICTED.findall(err)
+    return tuple(int(x) for x in m[-1]) if m else (0, 0, 0)
 
 
 def self_reported_bytes(err):
@@ -262,9 +289,9 @@ def tool_cmd(tool, inp, cache, work, ctx, pip_log=None):
     env = dict(ctx["env"])
     if ctx["proxy"]:
         env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
-    if tool == "rr":
+    if tool in ("rr", "base"):
         env["RR_SYSROOT"] = ctx["sysroot"]
-        return [ctx["exe"], "plan", "-vv", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
+        return [ctx["exe" if tool == "rr" else "base_exe"], "plan", "-vv", "--venv", ctx["venv"], "--cache-dir", cache, inp["direct"]], env
     if tool == "uv":
         env["RUST_LOG"] = "uv_client=trace"
         return [ctx["uv"], "pip", "compile", "--no-config", "--no-sources", "--no-python-downloads",
@@ -327,7 +354,7 @@ def run_floor(reqs, ctx, stem, timeout):
     env = dict(ctx["env"])
     if ctx["proxy"]:
         env["https_proxy"] = env["HTTPS_PROXY"] = ctx["proxy"]
-    argv = [ctx["curl"], "--parallel", "--parallel-max", "100", "-K", cfg]
+    argv = ctx.get("curl_wrap", []) + [ctx["curl"], "--parallel", "--parallel-max", "100", "-K", cfg]
     r = run_once(argv, env, ctx["work"], ctx["proxy_obj"], timeout, 0, stem + ".out", stem + ".err")
     with open(stem + ".out", errors="replace") as f:
         codes = [ln.split() for ln in f if ln.strip()]
@@ -366,10 +393,15 @@ def bench_input(inp, tools, ctx, runs, timeout, cap, long, log, warm=True, floor
                     with open(stem + ".log", errors="replace") as f:
                         r["err"] = f.read()
                 r["requests"], r["lower_bound"] = count_requests(tool, r["err"])
-                r["self_bytes"] = self_reported_bytes(r["err"]) if tool == "rr" else None
+                rr_like = tool in ("rr", "base")
+                r["self_bytes"] = self_reported_bytes(r["err"]) if rr_like else None
                 reqs = floor_requests(r["err"]) if tool == "rr" and mode == "cold" else []
-                if tool == "rr" and mode == "cold" and r["status"] == "ok":
-                    r["causal"] = causal_floor(parse(r["err"]), cache)[0] or None
+                if rr_like and mode == "cold" and r["status"] == "ok":
+                    ts = parse(r["err"])
+                    r["causal"] = causal_floor(ts, cache)[0] or None
+                    r["predicted"] = causal_floor(ts, cache, predicted=True)[0] or None
+                if rr_like:
+                    r["guesses"], r["guesses_used"], r["guess_waste"] = predictions(r["err"])
                 del r["err"]
                 res[tool][mode].append(r)
                 cpu = f"cpu={r['cpu']:.2f} s " if r.get("cpu") is not None else ""
@@ -407,6 +439,10 @@ def summarize(res, stopped):
             "lower_bound": any(r.get("lower_bound") for r in rs),
             "self_bytes": med([r.get("self_bytes") for r in ok]),
             "causal": med([r.get("causal") for r in ok]),
+            "predicted": med([r.get("predicted") for r in ok]),
+            "guesses": med([r.get("guesses") for r in ok]),
+            "guesses_used": med([r.get("guesses_used") for r in ok]),
+            "guess_waste": med([r.get("guess_waste") for r in ok]),
             "cpu": med([r.get("cpu") for r in ok]),
             "load": med([r.get("load") for r in rs]),
             "rcs": sorted({r["rc"] for r in rs}),
@@ -441,7 +477,7 @@ def print_table(results, runs, meta):
         req = " / ".join(fmt_req(x) if x["last"] else "-" for x in (c, w))
         byt = " / ".join(human(x["down"]) if x["last"] and meta["proxy"] else "n/a" if x["last"] else "-"
                          for x in (c, w))
-        if tool == "rr" and c["self_bytes"] is not None:
+        if tool in ("rr", "base") and c["self_bytes"] is not None:
             byt += f" (self: {human(c['self_bytes'])} / {human(w['self_bytes'])})"
         rcs = ",".join(str(x) for x in sorted(set(c["rcs"]) | set(w["rcs"])))
         print(f"| {label} | {TOOL_NAME[tool]} | {fmt_time(c, runs)} | {fmt_time(w, runs)} | "
@@ -463,17 +499,22 @@ def print_floor_table(results):
         by.setdefault(label, {})[tool] = s
     if not any("rr" in v and v["rr"]["floor"]["last"] for v in by.values()):
         return
-    hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "causal floor", "rr / uv", "rr / floor",
-           "rr / causal", "CPU rr / floor", "peak RSS rr / uv", "bytes rr / uv / floor", "requests rr / floor",
-           "load")
+    hdr = ("input", "rocm-resolve cold", "uv cold", "floor", "causal floor", "predicted floor", "rr / uv",
+           "rr / floor", "rr / causal", "rr / predicted", "CPU rr / floor", "peak RSS rr / uv",
+           "bytes rr / uv / floor", "requests rr / floor", "guesses needed / made, bytes unneeded", "load")
     print("cold, medians (floor: the rr run's own requests as one parallel burst, curl --parallel;"
           " causal floor: the same requests, each started the moment what made it needed was in,"
-          " at the rr run's own durations: bench/timeline.py; CPU: user + system seconds of the"
-          " process, all its threads, and of curl for the floor)")
+          " at the rr run's own durations: bench/timeline.py; predicted floor: the same with the"
+          " pages the run predicted asked at once; CPU: user + system seconds of the"
+          " process, all its threads, and of curl for the floor; guesses: pages predicted from"
+          " dependency edges, those the run needed after all, the bytes of the others)")
+    has_base = any("base" in v for v in by.values())
+    if has_base:
+        hdr += ("base cold", "rr / base")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---" for _ in hdr) + "|")
     for label, v in by.items():
-        rr, uv = v.get("rr"), v.get("uv")
+        rr, uv, b = v.get("rr"), v.get("uv"), v.get("base")
         if not rr:
             continue
         c, f = rr["cold"], rr["floor"]
@@ -484,19 +525,25 @@ def print_floor_table(results):
         req = " / ".join(fmt_req(m) if m and m["last"] else "-" for m in (c, f))
         load = f"{c['load']:.1f}" if c["load"] is not None else "-"
         cf = f"{c['causal']:.2f} s" if c["causal"] else "-"
+        pf = f"{c['predicted']:.2f} s" if c["predicted"] else "-"
+        gs = (f"{c['guesses_used']:.0f} / {c['guesses']:.0f}, {human(c['guess_waste'])}"
+              if c["guesses"] else "-")
         cpu = " / ".join(f"{m['cpu']:.2f} s" if m and m["cpu"] is not None else "-" for m in (c, f))
-        print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {cf} | {ratio(c['time'], u and u['time'])} | "
-              f"{ratio(c['time'], f['time'])} | {ratio(c['time'], c['causal'])} | {cpu} | {rss} | {byt} | "
-              f"{req} | {load} |")
+        print(f"| {label} | {t(c)} | {t(u)} | {t(f)} | {cf} | {pf} | {ratio(c['time'], u and u['time'])} | "
+              f"{ratio(c['time'], f['time'])} | {ratio(c['time'], c['causal'])} | "
+              f"{ratio(c['time'], c['predicted'])} | {cpu} | {rss} | {byt} | {req} | {gs} | {load} |"
+              + (f" {t(b and b['cold'])} | {ratio(c['time'], b and b['cold']['time'])} |" if has_base else ""))
     print()
 
 
 def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, corpus=None, keep=False,
-        verbose=True, long=60.0, no_proxy=False, more=False, warm=True, floor=True, extra_files=()):
+        verbose=True, long=60.0, no_proxy=False, more=False, warm=True, floor=True, extra_files=(),
+        small=False, base=None):
     exe = build if os.path.basename(build) == "rocm-resolve" else os.path.join(src, build, "src", "cli", "rocm-resolve")
     exe = os.path.abspath(exe)
     corpus = corpus or os.path.join(src, "..", "shared", "corpus")
-    files = [f for f in FILES + (MORE if more else []) if not only or only.lower() in f.lower()]
+    files = [f for f in FILES + (MORE if more else []) + (SMALL if small else [])
+             if not only or only.lower() in f.lower()]
     files += [f for f in extra_files if f not in files]
     py312, v312 = find_python312()
     uv = find_uv(src)
@@ -513,6 +560,11 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
     with open(snap, "rb") as f:
         exe_sha = hashlib.sha256(f.read()).hexdigest()[:12]
     exe_src, exe = exe, snap
+    base_exe = None
+    if base:
+        base_exe = os.path.join(work, "rocm-resolve-base")
+        shutil.copy2(os.path.abspath(base), base_exe)
+        tools = list(tools) + ["base"]
     log = (lambda s: print(s, file=sys.stderr, flush=True)) if verbose else (lambda s: None)
     results, rows = [], []
     try:
@@ -520,7 +572,7 @@ def run(src, build, runs=3, timeout=300.0, cap=6 << 30, tools=TOOLS, only=None, 
         ctx = {"work": work, "exe": exe, "uv": uv, "py312": py312, "env": base_env(work),
                "venv": os.path.join(src, "fixtures", "venvs", "rocm72"),
                "sysroot": bench_sysroot(work),
-               "logs": os.path.join(work, "logs"), "curl": shutil.which("curl")}
+               "logs": os.path.join(work, "logs"), "curl": shutil.which("curl"), "base_exe": base_exe}
         if floor and not ctx["curl"]:
             print("real: no curl on PATH; no floor", file=sys.stderr)
         os.makedirs(ctx["logs"])
@@ -594,6 +646,9 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work dir (logs, plans, results.json)")
     ap.add_argument("--more", action="store_true",
                     help="six more corpus files (issue 17's benchmark: eleven in all)")
+    ap.add_argument("--base", help="another rocm-resolve binary, run interleaved beside (before/after)")
+    ap.add_argument("--small", action="store_true",
+                    help="six real small and fully pinned corpus files (issue 32)")
     ap.add_argument("--file", action="append", default=[],
                     help="a further corpus file (path under the corpus, repeatable)")
     ap.add_argument("--cold-only", action="store_true", help="no warm runs")
@@ -604,7 +659,7 @@ def main():
     a = ap.parse_args()
     src = os.path.dirname(here)
     run(src, a.build, a.runs, a.timeout, a.byte_cap, [t for t in a.tools.split(",") if t], a.only, a.corpus, a.keep, long=a.long, no_proxy=a.no_proxy,
-        more=a.more, warm=not a.cold_only, floor=not a.no_floor, extra_files=a.file)
+        more=a.more, warm=not a.cold_only, floor=not a.no_floor, extra_files=a.file, small=a.small, base=a.base)
 
 
 if __name__ == "__main__":

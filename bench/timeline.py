@@ -12,7 +12,8 @@ def is_page_url(url):
 
 
 LINE = re.compile(r"^rocm-resolve: (GET|HEAD) (\S+) -> (\d+) \((\d+) bytes\)(?:, range ([^\s,]+)(?: of -?\d+)?)?"
-                  r"(?:, accept \"[^\"]*\")?, ([\d.]+)-([\d.]+) s(?:, new connection ([\d.]+) s)?$", re.M)
+                  r"(?:, accept \"[^\"]*\")?, ([\d.]+)-([\d.]+) s(?:, new connection ([\d.]+) s)?(, predicted)?"
+                  r"(?:, sent .*)?$", re.M)
 
 
 def kind_of(url, rng, status):
@@ -32,9 +33,10 @@ def kind_of(url, rng, status):
 def parse(err):
     out = []
     for m in LINE.finditer(err):
-        method, url, status, nbytes, rng, a, b, conn = m.groups()
+        method, url, status, nbytes, rng, a, b, conn, guess = m.groups()
         out.append({"url": url, "status": int(status), "bytes": int(nbytes), "range": rng,
                     "start": float(a), "end": float(b), "conn": float(conn) if conn else 0.0,
+                    "guess": bool(guess),
                     "kind": "head" if method == "HEAD" else kind_of(url, rng, int(status))})
     return out
 
@@ -61,13 +63,16 @@ def requires(cache_dir, url):
     return None
 
 
-def causal_floor(ts, cache_dir):
+def causal_floor(ts, cache_dir, predicted=False):
     """the run's own requests, each started the moment what made it needed had arrived,
     at the durations this run saw: a page when the first METADATA naming its project was
-    whole (at once when the run asked for it before any such was: an input line, the
-    stack), a file's first range when its project's page was in, each further range of
-    a file when the one before was. A lower bound for a resolver that fetches what this one did with no time of
-    its own between answers and requests; (seconds, the chain that sets it)"""
+    whole (at once when the run asked for it before any such was and not as a prediction:
+    an input line, the stack), a file's first range when its project's page was in, each
+    further range of a file when the one before was. A lower bound for a resolver that
+    fetches what this one did with no time of its own between answers and requests; a page
+    asked as a prediction that nothing named is left out. predicted: the predicted floor,
+    the same with every page the run predicted ("predicted" in the -vv line) asked at once.
+    (seconds, the chain that sets it)"""
     page_of, files = {}, {}
     for t in ts:
         if t["kind"] == "head":
@@ -99,8 +104,10 @@ def causal_floor(ts, cache_dir):
     heap = []
     whole = {url: rs[-1]["end"] for url, rs in files.items()}
     for key, t in page_of.items():
-        # asked for before any METADATA naming it was in: an input line, the stack
-        if t["start"] < min((whole[u] for u in names.get(key, ())), default=float("inf")):
+        # asked for before any METADATA naming it was in: an input line, the stack (and
+        # for the predicted floor, a prediction)
+        if (predicted and t["guess"]) or (not t["guess"] and t["start"] < min(
+                (whole[u] for u in names.get(key, ())), default=float("inf"))):
             heapq.heappush(heap, (t["end"] - t["start"], key, None))
     while heap:
         at, key, cause = heapq.heappop(heap)
@@ -112,9 +119,10 @@ def causal_floor(ts, cache_dir):
             for q in deps[url]:
                 if q in page_of and q not in page_in:
                     heapq.heappush(heap, (known + page_of[q]["end"] - page_of[q]["start"], q, url))
-    # pages no METADATA of this run names reachably (hints): at once
+    # pages no METADATA of this run names reachably (hints): at once; a prediction
+    # nothing named was not needed
     for key, t in page_of.items():
-        if key not in page_in:
+        if key not in page_in and not t["guess"]:
             page_in[key], why[key] = t["end"] - t["start"], None
     best, chain = 0.0, []
     for url in files:

@@ -276,6 +276,8 @@ static void *pool_main(void *arg)
 {
 	struct rr_index_pool *p = arg;
 
+	/* named for profiles (bench/profile.py --perf puts its CPU under "workers") */
+	(void)pthread_setname_np(pthread_self(), "rr-worker");
 	for (;;) {
 		struct rr_index_get *g = getq_wait(p, &p->q, &p->cv, &p->closing);
 		if (!g)
@@ -297,6 +299,7 @@ static void *writer_main(void *arg)
 
 	/* this thread only (Linux: a thread's nice value is its own) */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+	(void)pthread_setname_np(pthread_self(), "rr-writer");
 	for (;;) {
 		struct rr_index_get *g = getq_wait(p, &p->wq, &p->wcv, &p->wclosing);
 		if (!g)
