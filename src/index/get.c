@@ -356,6 +356,24 @@ void rr_index_pool_free(struct rr_index_client *c)
 	p->wclosing = true;
 	pthread_cond_broadcast(&p->wcv);
 	pthread_mutex_unlock(&p->mu);
+	/* and this thread writes beside it what is left: the writer runs at a low priority,
+	 * and on a loaded machine the run's end waited for it (0.2 s after the last answer,
+	 * load 9 on 2 cores); nothing else is left to do now */
+	for (;;) {
+		struct rr_index_get *g = NULL;
+		pthread_mutex_lock(&p->mu);
+		if (p->wq.head < p->wq.n) {
+			g = p->wq.v[p->wq.head++];
+			p->wq_bytes -= g->pending.body.len;
+			if (p->wq.head == p->wq.n)
+				p->wq.head = p->wq.n = 0;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (!g)
+			break;
+		store_ready(c, g);
+		store_done(c, g);
+	}
 	if (p->has_writer)
 		pthread_join(p->wth, NULL);
 	/* a finished get belongs to a job the client frees next, or is a store task */
