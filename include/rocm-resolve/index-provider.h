@@ -41,7 +41,9 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 				      const struct rr_requirement *const *reqs, size_t n);
 /*
  * pages to fetch beside the crawl: the protected stack's, which the resolution of the
- * input as written asks about (keys borrowed during the call); asked for at once
+ * input as written asks about where a line names one (keys borrowed during the call);
+ * asked for at once, or, where the provider has dependency edges to guess from
+ * (rr_index_provider_edges), when the roots likely reach one or a line names it
  */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /*

@@ -170,11 +170,9 @@ static void crawl_add(struct rr_index_provider *ip, const char *key)
 		rr_crawl_hook_project(ip, key); /* in already: no hook will come */
 	} else {
 		rr_index_want_project(ip->client, key, PRIO_PAGE);
-		/* and the pages of what it likely requires, before its METADATA says so
-		 * (not a held project's: the crawl follows its lines only when one excludes
-		 * its installed build) */
-		if (!ip->held || !ip->held(ip->held_ctx, key))
-			rr_predict_from(ip, key);
+		/* and the pages of what it likely requires, before its METADATA says so (a
+		 * held project's: what its installed build requires) */
+		rr_predict_from(ip, key);
 	}
 }
 
@@ -710,9 +708,15 @@ void rr_crawl_prefetch(void *ctx, const char *const *keys, size_t n)
 }
 
 /* pages wanted beside the crawl (the protected stack's, for the resolution of the input
- * as written): asked for at once, after the crawl's when requests must wait */
+ * as written, which asks for one where a line names it): asked for at once, after the
+ * crawl's when requests must wait. Where edges can tell whether a line will name it,
+ * only then: the prediction guesses one the roots likely reach, the crawl asks for one a
+ * line names (a small file that names no torch fetched ~1 MB of the stack's pages for
+ * nothing, more bytes than uv's whole run) */
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n)
 {
+	if (rr_predict_active(ip))
+		return;
 	for (size_t i = 0; i < n; i++)
 		rr_index_want_project(ip->client, keys[i], PRIO_PAGE - 1);
 }

@@ -31,6 +31,7 @@
 #include "rocm-resolve/strmap.h"
 #include "rocm-resolve/tags.h"
 #include "rocm-resolve/util.h"
+#include "rocm-resolve/venv.h"
 #include "rocm-resolve/index-provider.h"
 #include "index/provider-private.h"
 
@@ -95,7 +96,7 @@ static void predict_load(struct rr_index_provider *ip)
 	struct predict *pr = &ip->predict;
 	RR_AUTO_STRBUF struct rr_strbuf note = RR_STRBUF_INIT;
 
-	if (pr->ready)
+	if (pr->ready || pr->budget < 0)
 		return;
 	pr->ready = true;
 	if (!pr->budget)
@@ -148,11 +149,43 @@ static unsigned long long page_size(const char *rest, size_t n)
 	return kib ? kib << 10 : UNKNOWN_PAGE;
 }
 
+static bool plain_follows(const struct rr_index_provider *ip, const struct rr_dependency *dep);
+
+/* the names key likely requires, pushed onto *out: a project the plan holds by what its
+ * installed build requires (its METADATA is on disk: what the input as written keeps,
+ * where the crawl asks for those pages as torch's comes in), any other by its edges */
+static void deps_of(struct rr_index_provider *ip, const char *key, char ***out, size_t *n,
+		    size_t *cap)
+{
+	size_t len, i = 0, wl;
+	const char *rest, *w;
+
+	if (ip->held && ip->held(ip->held_ctx, key)) {
+		const struct rr_dist *dist = rr_venv_lookup(ip->venv, key);
+		struct rr_dependency *d;
+		size_t nd;
+		if (!dist || dist->problem)
+			return;
+		nd = dist->meta.nrequires_dist;
+		d = rr_dependencies_parse((const char *const *)dist->meta.requires_dist, nd);
+		for (size_t k = 0; k < nd; k++)
+			if (plain_follows(ip, &d[k]))
+				RR_PUSH(*out, *n, *cap) = rr_xstrdup(d[k].req.key);
+		rr_dependencies_free(d, nd);
+		return;
+	}
+	if (!(rest = edges_of(&ip->predict, key, &len)))
+		return;
+	(void)word(rest, len, &i, &wl); /* the page size */
+	while ((w = word(rest, len, &i, &wl)))
+		RR_PUSH(*out, *n, *cap) = rr_xstrndup(w, wl);
+}
+
 void rr_predict_from(struct rr_index_provider *ip, const char *key)
 {
 	struct predict *pr = &ip->predict;
-	char **queue = NULL;
-	size_t nq = 0, cap = 0;
+	char **queue = NULL, **deps = NULL;
+	size_t nq = 0, cap = 0, nd = 0, dcap = 0;
 
 	if (pr->budget < 0)
 		return;
@@ -165,37 +198,39 @@ void rr_predict_from(struct rr_index_provider *ip, const char *key)
 	}
 	RR_PUSH(queue, nq, cap) = rr_xstrdup(key);
 	for (size_t q = 0; q < nq; q++) {
-		size_t len, i, wl;
-		const char *rest = edges_of(pr, queue[q], &len), *w;
-		if (!rest)
-			continue;
-		i = 0;
-		(void)word(rest, len, &i, &wl); /* the page size */
-		while ((w = word(rest, len, &i, &wl))) {
-			RR_AUTOFREE char *dep = rr_xstrndup(w, wl);
-			void **slot = rr_strmap_find(&pr->seen, dep, true);
+		nd = 0;
+		deps_of(ip, queue[q], &deps, &nd, &dcap);
+		for (size_t k = 0; k < nd; k++) {
+			void **slot = rr_strmap_find(&pr->seen, deps[k], true);
 			const char *drest;
 			size_t dlen;
 			unsigned long long size;
-			if (*slot)
+			if (*slot) {
+				free(deps[k]);
 				continue;
+			}
 			*slot = (void *)1;
-			/* a project the plan holds: its page is asked for beside the crawl, and
-			 * what its installed build requires is on disk */
-			if (ip->held && ip->held(ip->held_ctx, dep))
-				continue;
-			drest = edges_of(pr, dep, &dlen);
+			drest = edges_of(pr, deps[k], &dlen);
 			size = drest ? page_size(drest, dlen) : UNKNOWN_PAGE;
-			if ((long long)size > pr->budget)
+			if ((long long)size > pr->budget) {
+				free(deps[k]);
 				continue;
+			}
 			pr->budget -= (long long)size;
-			rr_index_guess_project(ip->client, dep);
-			RR_PUSH(queue, nq, cap) = RR_STEAL(dep);
+			rr_index_guess_project(ip->client, deps[k]);
+			RR_PUSH(queue, nq, cap) = deps[k];
 		}
 	}
 	for (size_t q = 0; q < nq; q++)
 		free(queue[q]);
 	free(queue);
+	free(deps);
+}
+
+bool rr_predict_active(struct rr_index_provider *ip)
+{
+	predict_load(ip);
+	return ip->predict.budget >= 0 && (ip->predict.shipped || ip->predict.learned.n);
 }
 
 void rr_index_provider_edges(struct rr_index_provider *ip, const char *edges, long long budget)

@@ -154,6 +154,8 @@ void rr_crawl_will_need(void *ctx, const char *key, const struct rr_candidate *c
 #define RR_PREDICT_BUDGET (32ll << 20)
 void rr_predict_from(struct rr_index_provider *ip, const char *key);
 void rr_predict_learn(struct rr_index_provider *ip);
+/* are there edges to guess from (shipped for the client's index, or learned)? */
+bool rr_predict_active(struct rr_index_provider *ip);
 void rr_predict_release(struct predict *pr);
 /* the rest of name's line ("kib dep ...") in edge text t[0..n) sorted by name, NULL when
  * absent; edge lines into pr->learned (name -> the rest of its line, the first kept).

@@ -1345,8 +1345,11 @@ static const char *held_torch(void *ctx, const char *key)
 	return strcmp(key, "torch") == 0 ? "2.9.1+rocm7.2.0.lw.git7e1940d4" : NULL;
 }
 
-/* the crawl from one root line over the ROCm 7.2 venv, torch held at its installed build */
-static void crawl_held(struct rr_index_client *c, const char *line)
+/* the crawl from one root line over the ROCm 7.2 venv, torch held at its installed build
+ * and its page wanted beside the crawl, with the edges given (rr_index_provider_edges;
+ * NULL, 0: none here, the fixture index is no PyPI and nothing was learned) */
+static void crawl_held_edges(struct rr_index_client *c, const char *line, const char *edges,
+			     long long budget)
 {
 	struct rr_requirement r = RR_REQUIREMENT_INIT;
 	const struct rr_requirement *rp = &r;
@@ -1360,12 +1363,18 @@ static void crawl_held(struct rr_index_client *c, const char *line)
 	assert_int_equal(rr_venv_load(vpath, &vo, &v, NULL), RR_OK);
 	rr_test_index_reset(base);
 	ip = rr_index_provider_new(c, v, held_torch, NULL);
+	rr_index_provider_edges(ip, edges, budget);
 	rr_index_provider_pages(ip, stack, 1);
 	rr_index_provider_prefetch_roots(ip, &rp, 1);
 	rr_index_wait_all(c);
 	rr_index_provider_free(ip);
 	rr_requirement_release(&r);
 	rr_venv_free(v);
+}
+
+static void crawl_held(struct rr_index_client *c, const char *line)
+{
+	crawl_held_edges(c, line, NULL, 0);
 }
 
 /*
@@ -2290,6 +2299,39 @@ static void test_predict(void **state)
 	assert_string_equal(guessed.buf, plain.buf);
 }
 
+/* crawl_held_edges from six through a client of its own */
+static void stack_run(const char *edges, long long budget)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+
+	crawl_held_edges(c, "six", edges, budget);
+	rr_index_client_free(c);
+}
+
+/*
+ * the stack's pages, which the resolution of the input as written asks for where a line
+ * names one: with edges to tell, only where the roots likely reach one (six does not:
+ * before, torch's page came all the same, the stack's ~1 MB in every run), and then what
+ * its installed build requires too (triton, filelock), not what the index's newest torch
+ * does (nvidia-*); without edges, at once as before
+ */
+static void test_predict_stack(void **state)
+{
+	(void)state;
+	stack_run("six 1\n", 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/torch/"), 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/six/"), 1);
+
+	stack_run("six 1 torch\n", 0);
+	assert_int_equal(rr_test_index_seen(base, "/simple/torch/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/triton/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/filelock/"), 1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/nvidia-cublas-cu12/"), 0);
+
+	stack_run(NULL, -1);
+	assert_int_equal(rr_test_index_seen(base, "/simple/torch/"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2330,6 +2372,7 @@ int main(void)
 	    cmocka_unit_test(test_crawl_python_upper),
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_predict),
+	    cmocka_unit_test(test_predict_stack),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
 	    cmocka_unit_test(test_index_priority),
