@@ -7,8 +7,9 @@
 rocm-resolve keeps, in its cache, the edges each run learned (src/index/predict.c: for
 each project whose likely release the crawl followed, the names that release requires on
 the run's venv - Linux x86_64 CPython 3.12 for the ROCm images - no extra asked, and the
-size of the project's page). This tool merges those notes from one or more cache
-directories into the shipped file: one line per project, "name kib dep dep ...", sorted
+size of the project's page and where its wheels keep METADATA). This tool merges those
+notes from one or more cache directories into the shipped file: one line per project,
+"name kib [@need,cd,head] dep dep ..." (src/index/ranges.c: rr_index_tail_hint), sorted
 by name (rocm-resolve looks a name up by binary search; nothing is parsed at start).
 
 Refreshed at release: resolve a set of real projects' files against PyPI with one cache
@@ -92,12 +93,14 @@ def main():
             edges[name] = (max(kib, old[0]) if old else kib, old[1] if old else deps)
     out = sys.stdout
     out.write("# rocm-resolve: dependency edges of widely used projects on PyPI, as their newest\n"
-              "# releases had them for Linux x86_64 CPython 3.12 (tools/build-edges.py;\n"
-              "# name, page KiB, dependencies; sorted by name)\n")
+              "# releases had them for Linux x86_64 CPython 3.12 (tools/build-edges.py; name,\n"
+              "# page KiB, @where a wheel keeps METADATA, dependencies; sorted by name)\n")
     for name in sorted(edges):
         kib, deps = edges[name]
         out.write(" ".join([name, str(kib)] + deps) + "\n")
-    print(f"build-edges: {len(edges)} projects, {sum(len(d) for _, d in edges.values())} edges",
+    print(f"build-edges: {len(edges)} projects, "
+          f"{sum(len([x for x in d if not x.startswith('@')]) for _, d in edges.values())} edges, "
+          f"{sum(any(x.startswith('@') for x in d) for _, d in edges.values())} wheel layouts",
           file=sys.stderr)
 
 

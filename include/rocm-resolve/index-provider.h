@@ -48,11 +48,11 @@ void rr_index_provider_prefetch_roots(struct rr_index_provider *ip,
 void rr_index_provider_pages(struct rr_index_provider *ip, const char *const *keys, size_t n);
 /*
  * the dependency edges the crawl guesses pages from (src/index/predict.c): edges (text,
- * sorted lines "name kib dep ...", borrowed while the provider lives) in place of the
- * ones shipped for PyPI, NULL for those; budget the bytes of pages guessed at most (0:
- * the default, 32 MiB; negative: no guesses, nothing learned). Call before the first
- * prefetch. Without it, PyPI gets the shipped edges and every index those earlier runs
- * learned (kept in the cache)
+ * sorted lines "name kib [@need,cd,head] dep ...", borrowed while the provider lives) in
+ * place of the ones shipped for PyPI, NULL for those; budget the bytes of pages guessed
+ * at most (0: the default, 32 MiB; negative: no guesses, nothing learned). Call before
+ * the first prefetch. Without it, PyPI gets the shipped edges and every index those
+ * earlier runs learned (kept in the cache)
  */
 void rr_index_provider_edges(struct rr_index_provider *ip, const char *edges, long long budget);
 /* the index file behind a candidate, NULL for an installed-only one */

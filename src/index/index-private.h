@@ -205,6 +205,15 @@ rr_err rr_zip_local_data(const unsigned char *p, size_t len, const struct rr_zip
 bool rr_zip_metadata_in_head(const unsigned char *head, size_t len, const char *want_prefix,
 			     struct rr_zip_member *m);
 
+/* ---- ranges.c: what a project's wheels taught of where METADATA lies (need: bytes from
+ * its local header to the end; cd: the central directory's, to the end; head: where it
+ * ends when the dist-info comes first, else 0), for the first wheel of the project a run
+ * reads: seeded from an earlier run (predict.c) unless a wheel of this run taught it ---- */
+struct rr_index_client;
+void rr_index_tail_hint_seed(struct rr_index_client *c, const char *key,
+			     const unsigned long long v[3]);
+bool rr_index_tail_hint(struct rr_index_client *c, const char *key, unsigned long long v[3]);
+
 /* ---- project.c: what the page readers share ---- */
 
 void rr_index_project_release(struct rr_index_project *p);

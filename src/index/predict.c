@@ -12,16 +12,18 @@
  * resolver ask for what they need as before, and a page guessed is only in sooner; a
  * wrong guess costs its bytes (rr_index_stats counts both).
  *
- * An edge file is text, one project a line, "name kib dep dep ...": the project's
- * normalised name, its page's size in KiB (0: unknown) and the normalised names its
- * newest release requires on Linux x86_64 CPython, no extra asked; '#' starts a comment
- * line. The shipped file is sorted by name (looked up by binary search, nothing parsed
+ * An edge file is text, one project a line, "name kib [@need,cd,head] dep dep ...": the
+ * project's normalised name, its page's size in KiB (0: unknown), where its wheels keep
+ * METADATA (rr_index_tail_hint: the first wheel of it a run reads then needs one range,
+ * not two or three) and the normalised names its newest release requires on Linux
+ * x86_64 CPython, no extra asked; '#' starts a comment line. The shipped file is sorted by name (looked up by binary search, nothing parsed
  * at start); the learned note is read into a map.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "index/edges-data.h"
+#include "index/index-private.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/marker.h"
 #include "rocm-resolve/metadata.h"
@@ -178,7 +180,32 @@ static void deps_of(struct rr_index_provider *ip, const char *key, char ***out, 
 		return;
 	(void)word(rest, len, &i, &wl); /* the page size */
 	while ((w = word(rest, len, &i, &wl)))
-		RR_PUSH(*out, *n, *cap) = rr_xstrndup(w, wl);
+		if (*w != '@')
+			RR_PUSH(*out, *n, *cap) = rr_xstrndup(w, wl);
+}
+
+/* where key's wheels keep METADATA ("@need,cd,head" on its line: rr_index_tail_hint),
+ * told to the client before its first wheel is read: the first range then brings it,
+ * not the directory alone (numpy's 160 KB directory: three round trips, now one) */
+static void seed_hint(struct rr_index_provider *ip, const char *key)
+{
+	size_t len, i = 0, wl;
+	const char *rest = edges_of(&ip->predict, key, &len), *w;
+
+	if (!rest)
+		return;
+	(void)word(rest, len, &i, &wl);
+	while ((w = word(rest, len, &i, &wl))) {
+		unsigned long long v[3] = {0, 0, 0};
+		size_t k = 1;
+		if (*w != '@')
+			continue;
+		for (int f = 0; f < 3; f++, k++)
+			for (; k < wl && w[k] >= '0' && w[k] <= '9' && v[f] < (1ull << 40); k++)
+				v[f] = v[f] * 10 + (unsigned)(w[k] - '0');
+		rr_index_tail_hint_seed(ip->client, key, v);
+		return;
+	}
 }
 
 void rr_predict_from(struct rr_index_provider *ip, const char *key)
@@ -199,6 +226,8 @@ void rr_predict_from(struct rr_index_provider *ip, const char *key)
 	RR_PUSH(queue, nq, cap) = rr_xstrdup(key);
 	for (size_t q = 0; q < nq; q++) {
 		nd = 0;
+		if (!ip->held || !ip->held(ip->held_ctx, queue[q]))
+			seed_hint(ip, queue[q]);
 		deps_of(ip, queue[q], &deps, &nd, &dcap);
 		for (size_t k = 0; k < nd; k++) {
 			void **slot = rr_strmap_find(&pr->seen, deps[k], true);
@@ -278,7 +307,7 @@ void rr_predict_learn(struct rr_index_provider *ip)
 		const struct want *w = ip->wants[i];
 		const struct cand_data *d = w->expanded;
 		struct rr_strbuf line = RR_STRBUF_INIT;
-		unsigned long long bytes = rr_index_project_bytes(ip->client, w->key);
+		unsigned long long bytes = rr_index_project_bytes(ip->client, w->key), hint[3];
 		size_t len;
 		const char *rest;
 		if (!d || (ip->held && ip->held(ip->held_ctx, w->key)))
@@ -287,6 +316,9 @@ void rr_predict_learn(struct rr_index_provider *ip)
 		    page_size(rest, len) != UNKNOWN_PAGE)
 			bytes = page_size(rest, len);
 		rr_strbuf_addf(&line, "%s %llu", w->key, (bytes + 1023) >> 10);
+		/* what its wheels taught, or the hint it was given (seed_hint) */
+		if (rr_index_tail_hint(ip->client, w->key, hint))
+			rr_strbuf_addf(&line, " @%llu,%llu,%llu", hint[0], hint[1], hint[2]);
 		for (size_t k = 0; k < d->ndeps; k++) {
 			bool dup = false;
 			if (!plain_follows(ip, &d->deps[k]))

@@ -162,6 +162,32 @@ static struct tail_hint *hint_of(struct rr_index_client *c, const struct rr_inde
 	return h ? *h : NULL;
 }
 
+void rr_index_tail_hint_seed(struct rr_index_client *c, const char *key,
+			     const unsigned long long v[3])
+{
+	struct tail_hint **h = (struct tail_hint **)rr_strmap_find(&c->tail_hints, key, true);
+
+	/* what a wheel of this run taught stands */
+	if (*h)
+		return;
+	*h = rr_xcalloc(1, sizeof(**h));
+	(*h)->need = v[0];
+	(*h)->cd = v[1];
+	(*h)->head = v[2] <= ZIPHEAD_MAX ? v[2] : 0;
+}
+
+bool rr_index_tail_hint(struct rr_index_client *c, const char *key, unsigned long long v[3])
+{
+	struct tail_hint **h = (struct tail_hint **)rr_strmap_find(&c->tail_hints, key, false);
+
+	if (!h || !*h || (!(*h)->need && !(*h)->cd && !(*h)->head))
+		return false;
+	v[0] = (*h)->need;
+	v[1] = (*h)->cd;
+	v[2] = (*h)->head;
+	return true;
+}
+
 static size_t tail_for(const struct tail_hint *h)
 {
 	unsigned long long t;

@@ -2332,6 +2332,94 @@ static void test_predict_stack(void **state)
 	assert_int_equal(rr_test_index_seen(base, "/simple/torch/"), 1);
 }
 
+/* rr-many-wheel's first wheel's METADATA through a new client on /simple (cache dir or
+ * none), its hint seeded with v first when given: the range requests it took */
+static size_t many_wheel_ranges(const unsigned long long *v)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	struct rr_index_stats st;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	size_t len;
+
+	if (v)
+		rr_index_tail_hint_seed(c, "rr-many-wheel", v);
+	assert_int_equal(rr_index_get_project(c, "rr-many-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, &len, &err), RR_OK);
+	assert_non_null(strstr(txt, "Name: rr-many-wheel\n"));
+	rr_index_client_stats(c, &st);
+	rr_index_client_free(c);
+	return st.range_requests;
+}
+
+/*
+ * where a project's wheels keep METADATA, learned by one run and told to the next (the
+ * cache's note, data/edges.txt: "@need,cd,head"): the first wheel's first range then
+ * brings METADATA. rr-many-wheel's directory is larger than the first tail: two range
+ * requests without the hint, one with it, seeded by hand or from an edge line; a run
+ * that read a wheel writes its hint into the note
+ */
+static void test_tail_seed(void **state)
+{
+	struct rr_index_client *c;
+	struct rr_requirement r = RR_REQUIREMENT_INIT;
+	const struct rr_requirement *rp = &r;
+	struct rr_venv *v = NULL;
+	struct rr_index_provider *ip;
+	struct rr_index_stats st;
+	unsigned long long hint[3];
+	RR_AUTOFREE char *edges = NULL;
+	RR_AUTOFREE char *dir = rr_xasprintf("%s/tailseed", cachedir);
+	RR_AUTO_STRBUF struct rr_strbuf note = RR_STRBUF_INIT;
+	const struct rr_index_project *p;
+	rr_error err = RR_ERROR_INIT;
+	const char *txt;
+	(void)state;
+
+	assert_int_equal(many_wheel_ranges(NULL), 2);
+	/* what that read taught */
+	c = client(NULL, 1, "/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-many-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_get_metadata(c, &p->files[0], &txt, NULL, &err), RR_OK);
+	assert_true(rr_index_tail_hint(c, "rr-many-wheel", hint));
+	rr_index_client_free(c);
+	assert_int_equal(many_wheel_ranges(hint), 1);
+
+	/* from an edge line, through the crawl */
+	edges = rr_xasprintf("rr-many-wheel 1 @%llu,%llu,%llu idna\n", hint[0], hint[1], hint[2]);
+	assert_int_equal(rr_requirement_parse("rr-many-wheel", &r, NULL), RR_OK);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	{
+		struct rr_index_opts o = {.cache_dir = dir};
+		c = client_opts(&o, "/simple");
+	}
+	ip = fixture_provider(c, &v);
+	rr_index_provider_edges(ip, edges, 0);
+	rr_index_provider_prefetch_roots(ip, &rp, 1);
+	rr_index_wait_all(c);
+	rr_index_client_stats(c, &st);
+	assert_int_equal(st.range_requests, 1);
+	rr_index_provider_free(ip);
+	rr_index_client_free(c);
+	rr_venv_free(v);
+	v = NULL;
+
+	/* the note that run wrote keeps it */
+	c = client(dir, 1, "/simple");
+	assert_int_equal(rr_index_note_load(c, "learned-edges-v1", &note, NULL), RR_OK);
+	{
+		RR_AUTOFREE char *want = rr_xasprintf("\nrr-many-wheel %s", "");
+		const char *line = strstr(note.buf, want);
+		RR_AUTOFREE char *at = rr_xasprintf(" @%llu,%llu,%llu", hint[0], hint[1], hint[2]);
+		assert_non_null(line);
+		assert_non_null(strstr(line, at));
+		assert_true(strstr(line, at) < strchr(line + 1, '\n'));
+	}
+	rr_index_client_free(c);
+	rr_requirement_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2373,6 +2461,7 @@ int main(void)
 	    cmocka_unit_test(test_crawl_held),
 	    cmocka_unit_test(test_predict),
 	    cmocka_unit_test(test_predict_stack),
+	    cmocka_unit_test(test_tail_seed),
 	    cmocka_unit_test(test_pages_format),
 	    cmocka_unit_test(test_find_links),
 	    cmocka_unit_test(test_index_priority),
