@@ -189,10 +189,21 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 		}
 		rr_strbuf_addch(out, '\n');
 	}
-	rr_strbuf_addf(out, "# %zu kept, %zu pinned, %zu stripped, %zu held back; %zu protected "
-			    "distributions\n",
-		       p->counts[RR_ACT_KEEP], p->counts[RR_ACT_PIN],
-		       p->counts[RR_ACT_STRIP] + p->nstripped_options, p->nholds, p->npins);
+	/* a line replaced by its ROCm build is kept in another's name: counted apart */
+	size_t kept = p->counts[RR_ACT_KEEP], pinned = p->counts[RR_ACT_PIN], replaced = 0;
+	for (size_t i = 0; i < p->ndecisions; i++) {
+		const struct rr_decision *d = &p->decisions[i];
+		if (d->reason != RR_WHY_COUNTERPART)
+			continue;
+		replaced++;
+		*(d->action == RR_ACT_PIN ? &pinned : &kept) -= 1;
+	}
+	rr_strbuf_addf(out, "# %zu kept, ", kept);
+	if (replaced)
+		rr_strbuf_addf(out, "%zu replaced, ", replaced);
+	rr_strbuf_addf(out,
+		       "%zu pinned, %zu stripped, %zu held back; %zu protected distributions\n",
+		       pinned, p->counts[RR_ACT_STRIP] + p->nstripped_options, p->nholds, p->npins);
 	if (p->nbridged) {
 		rr_strbuf_adds(out, "# bridged: ");
 		for (size_t i = 0; i < p->nbridged; i++)

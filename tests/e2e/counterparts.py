@@ -70,6 +70,8 @@ def main():
             t.check("a comment says what replaced what, and why",
                     "# replaced: cupy-cuda12x>=13 is CUDA-only" in p.stdout
                     and "cupy-rocm-7-0 is its ROCm build" in p.stdout, p.stdout)
+            t.check("the header counts the replaced lines apart from the kept ones",
+                    "# 1 kept, 3 replaced, 0 pinned, 0 stripped" in p.stdout, p.stdout)
             t.check("stderr says each replacement",
                     "'cupy-cuda12x>=13' replaced" in p.stderr and "'onnxruntime-gpu' replaced" in p.stderr
                     and "'torch-scatter' replaced" in p.stderr, p.stderr)
