@@ -5,7 +5,7 @@
  * Options are matched exactly, as uv and pip do (--index-ur is an error, not
  * --index-url), and an option a command does not take is a usage error
  * (`verify --lock`). tests/cli/options-test.py checks that every command's
- * --help, the man page and the README list the same options.
+ * --help and the man page list the same options.
  */
 #include <errno.h>
 #include <stdio.h>
