@@ -8,24 +8,13 @@ tls.py); an archive that cannot be read is named by its URL (item 9). The fixtur
 (see the comment on each)."""
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+from clitest import check, exe, fixture_index, rocm72 as venv, sanitizer_check, summary, write
+
 FAIL_CLOSED = "rocm-resolve failed, no plan: see its error above\n"
-checks = {"passed": 0, "failed": 0}
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
 
 
 def run(args, timeout=60):
@@ -37,14 +26,8 @@ def run(args, timeout=60):
                            stdin=subprocess.DEVNULL, env=env)
     except subprocess.TimeoutExpired:
         return None
-    if "runtime error:" in p.stderr or "Sanitizer" in p.stderr:
-        check(False, "no sanitizer report: " + " ".join(args), p.stderr)
+    sanitizer_check(args, p.stderr)
     return p
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def test_remote_file_links(url, tmp):
@@ -108,22 +91,16 @@ def test_archive_error_url(url, tmp):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-harden-index-")
-    server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"), "--world",
-                               os.path.join(src, "fixtures", "index", "world.txt")],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        url = server.stdout.readline().strip()
-        check(url.startswith("http://127.0.0.1:"), "the fixture index runs", url)
-        test_remote_file_links(url, tmp)
-        test_other_project_files(url, tmp)
-        test_fifos(tmp)
-        test_archive_error_url(url, tmp)
+        with fixture_index() as url:
+            check(url.startswith("http://127.0.0.1:"), "the fixture index runs", url)
+            test_remote_file_links(url, tmp)
+            test_other_project_files(url, tmp)
+            test_fifos(tmp)
+            test_archive_error_url(url, tmp)
     finally:
-        server.send_signal(signal.SIGTERM)  # serve.py removes its scratch directory
-        server.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

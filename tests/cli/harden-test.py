@@ -8,23 +8,11 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-venv = os.path.join(src, "fixtures", "venvs", "rocm72")
-checks = {"passed": 0, "failed": 0}
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
+from clitest import check, exe, rocm72 as venv, sanitizer_check, src, summary, write
 
 
 def run(args, cwd=None, env=None, shell_prefix=None, timeout=20, stdin=None):
@@ -39,16 +27,8 @@ def run(args, cwd=None, env=None, shell_prefix=None, timeout=20, stdin=None):
                            stdin=stdin if stdin is not None else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return None
-    # under ASan/UBSan a report fails the run whatever the case checks
-    if b"runtime error:" in p.stderr or b"Sanitizer" in p.stderr:
-        check(False, "no sanitizer report: " + " ".join(args), p.stderr.decode(errors="replace"))
+    sanitizer_check(args, p.stderr)
     return p
-
-
-def write(path, text, mode="w"):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, mode) as f:
-        f.write(text)
 
 
 def read(path):
@@ -225,8 +205,7 @@ def main():
             t(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

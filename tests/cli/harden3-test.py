@@ -13,7 +13,6 @@ import json
 import os
 import re
 import resource
-import signal
 import socket
 import subprocess
 import sys
@@ -22,19 +21,9 @@ import threading
 import time
 import urllib.request
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-venv = os.path.join(src, "fixtures", "venvs", "rocm72")
-checks = {"passed": 0, "failed": 0}
+from clitest import check, exe, fixture_index, rocm72 as venv, sanitizer_check, summary, write
+
 FAIL_CLOSED = b"rocm-resolve failed, no plan: see its error above\n"
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
 
 
 def run(args, cwd=None, env=None, timeout=60):
@@ -43,15 +32,8 @@ def run(args, cwd=None, env=None, timeout=60):
                            stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         return None
-    if b"runtime error:" in p.stderr or b"Sanitizer" in p.stderr:
-        check(False, "no sanitizer report: " + " ".join(args), p.stderr.decode(errors="replace"))
+    sanitizer_check(args, p.stderr)
     return p
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
 
 
 UV_LOCK = '''version = 1
@@ -472,11 +454,7 @@ def test_deadline_covers_hashing(tmp):
 
 
 def main():
-    server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"),
-                               "--world", os.path.join(src, "fixtures", "index", "world.txt")],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        url = server.stdout.readline().strip()
+    with fixture_index() as url:
         check(url.startswith("http://127.0.0.1:"), "the fixture index runs", url)
         with tempfile.TemporaryDirectory(prefix="rr-harden3-") as tmp:
             for t in (test_text_rule, test_text_rule_other_inputs, test_nul, test_lock_linear):
@@ -488,11 +466,7 @@ def main():
             for t in (test_write_sees_save,):
                 print(f"# {t.__name__}")
                 t(tmp, url)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -13,17 +13,13 @@ case.t and their replays failed."""
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
+from clitest import build, checks, clean_env, exe, fixture_index, rocm72 as venv, src, summary, write
+
 runner = os.path.join(build, "src", "cli", "rr-testcase")
-venv = os.path.join(src, "fixtures", "venvs", "rocm72")
-checks = {"passed": 0, "failed": 0}
 
 
 def check(ok, name, detail=""):
@@ -34,15 +30,9 @@ def check(ok, name, detail=""):
 
 
 def env():
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith(("UV_", "PIP_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    e = clean_env()
     e["PATH"] = "/usr/bin:/bin"  # no uv on PATH: the default installer is pip, as written
     return e
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
 
 
 PYPROJECT = """[project]
@@ -96,85 +86,79 @@ def samples(w, url):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-options-roundtrip-")
-    server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"), "--world",
-                               os.path.join(src, "fixtures", "index", "world.txt")],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        url = server.stdout.readline().strip()
-        w = os.path.join(tmp, "w")
-        os.makedirs(w)
-        write(os.path.join(w, "pyproject.toml"), PYPROJECT)
-        write(os.path.join(w, "requirements.txt"), "requests\n")
-        write(os.path.join(w, "constraints.txt"), "numpy<3\n")
-        os.makedirs(os.path.join(w, "eproj"))
-        write(os.path.join(w, "eproj", "pyproject.toml"),
-              '[project]\nname = "eproj"\nversion = "0.1"\ndependencies = ["einops"]\n')
-        write(os.path.join(w, "policy.json"), json.dumps(POLICY))
-        write(os.path.join(w, "tritondep.txt"), "rr-tritondep\n")
-        write(os.path.join(w, "numpy.txt"), "numpy>=1\n")
-        write(os.path.join(w, "private.txt"), "rr-private-only\n")
-        write(os.path.join(w, "pre.txt"), "rr-pre\n")
-        r = subprocess.run([exe, "inspect", "--venv", venv, "--format", "json"], capture_output=True,
-                           text=True, env=env())
-        write(os.path.join(w, "stack.json"), r.stdout)
+        with fixture_index() as url:
+            w = os.path.join(tmp, "w")
+            os.makedirs(w)
+            write(os.path.join(w, "pyproject.toml"), PYPROJECT)
+            write(os.path.join(w, "requirements.txt"), "requests\n")
+            write(os.path.join(w, "constraints.txt"), "numpy<3\n")
+            os.makedirs(os.path.join(w, "eproj"))
+            write(os.path.join(w, "eproj", "pyproject.toml"),
+                  '[project]\nname = "eproj"\nversion = "0.1"\ndependencies = ["einops"]\n')
+            write(os.path.join(w, "policy.json"), json.dumps(POLICY))
+            write(os.path.join(w, "tritondep.txt"), "rr-tritondep\n")
+            write(os.path.join(w, "numpy.txt"), "numpy>=1\n")
+            write(os.path.join(w, "private.txt"), "rr-private-only\n")
+            write(os.path.join(w, "pre.txt"), "rr-pre\n")
+            r = subprocess.run([exe, "inspect", "--venv", venv, "--format", "json"], capture_output=True,
+                               text=True, env=env())
+            write(os.path.join(w, "stack.json"), r.stdout)
 
-        table = subprocess.run([runner, "--options"], capture_output=True, text=True).stdout.split("\n")
-        rows = [line.split() for line in table if line.strip()]
-        resolving = [r[0] for r in rows if r[2] == "resolves"]
-        check(len(resolving) >= 10 and "--all-extras" in resolving and "--policy" in resolving,
-              "rr-testcase --options lists the resolving options", table)
-        cases = samples(w, url)
-        for word in resolving:
-            if word not in cases:
-                check(False, f"{word}: the table's resolving option has a sample here")
-                continue
-            args, inp = cases[word]
-            base = [exe, "plan", "--format", "json", "--cache-dir", os.path.join(tmp, "cache")]
-            if word == "--uv-excludes":
-                # the pytorch.org layout: a dependency on PyPI triton clashes with its
-                # protected pytorch-triton-rocm, which only an exclusion keeps out
-                base += ["--venv", os.path.join(src, "fixtures", "venvs", "pytorch-rocm64")]
-            elif word not in ("--venv", "--stack"):
-                base += ["--venv", venv]
-            if word != "--default-index":
-                base += ["--default-index", url + "/simple/"]
-            if word == "--default-index":
-                base += ["--extra-index-url", url + "/private/simple/"]
-            without = subprocess.run(base + [inp], capture_output=True, text=True, env=env(), cwd=w)
-            d = os.path.join(tmp, "case" + word.replace("-", "_"))
-            with_ = subprocess.run(base + args + ["--write-testcase", d, inp], capture_output=True,
-                                   text=True, env=env(), cwd=w)
-            if with_.returncode == 2 and "--write-testcase" in with_.stderr:
-                check(True, f"{word}: refused with --write-testcase")
-                continue
+            table = subprocess.run([runner, "--options"], capture_output=True, text=True).stdout.split("\n")
+            rows = [line.split() for line in table if line.strip()]
+            resolving = [r[0] for r in rows if r[2] == "resolves"]
+            check(len(resolving) >= 10 and "--all-extras" in resolving and "--policy" in resolving,
+                  "rr-testcase --options lists the resolving options", table)
+            cases = samples(w, url)
+            for word in resolving:
+                if word not in cases:
+                    check(False, f"{word}: the table's resolving option has a sample here")
+                    continue
+                args, inp = cases[word]
+                base = [exe, "plan", "--format", "json", "--cache-dir", os.path.join(tmp, "cache")]
+                if word == "--uv-excludes":
+                    # the pytorch.org layout: a dependency on PyPI triton clashes with its
+                    # protected pytorch-triton-rocm, which only an exclusion keeps out
+                    base += ["--venv", os.path.join(src, "fixtures", "venvs", "pytorch-rocm64")]
+                elif word not in ("--venv", "--stack"):
+                    base += ["--venv", venv]
+                if word != "--default-index":
+                    base += ["--default-index", url + "/simple/"]
+                if word == "--default-index":
+                    base += ["--extra-index-url", url + "/private/simple/"]
+                without = subprocess.run(base + [inp], capture_output=True, text=True, env=env(), cwd=w)
+                d = os.path.join(tmp, "case" + word.replace("-", "_"))
+                with_ = subprocess.run(base + args + ["--write-testcase", d, inp], capture_output=True,
+                                       text=True, env=env(), cwd=w)
+                if with_.returncode == 2 and "--write-testcase" in with_.stderr:
+                    check(True, f"{word}: refused with --write-testcase")
+                    continue
 
-            def outcome(p):
-                try:
-                    j = json.loads(p.stdout)
-                except ValueError:
-                    return p.returncode, p.stdout + p.stderr
-                if "plan" not in j:
-                    return p.returncode, j
-                return p.returncode, [x for x in j["plan"] if not x.startswith("# rocm-resolve")], \
-                    [(x["source"], x["action"], x["reason"], x["output"]) for x in j["decisions"]]
+                def outcome(p):
+                    try:
+                        j = json.loads(p.stdout)
+                    except ValueError:
+                        return p.returncode, p.stdout + p.stderr
+                    if "plan" not in j:
+                        return p.returncode, j
+                    return p.returncode, [x for x in j["plan"] if not x.startswith("# rocm-resolve")], \
+                        [(x["source"], x["action"], x["reason"], x["output"]) for x in j["decisions"]]
 
-            check(with_.returncode == 0 and os.path.isfile(os.path.join(d, "case.t")),
-                  f"{word}: the run with it writes a testcase", with_.stderr)
-            if word not in ("--stack", "--installer"):
-                # --stack reads the same environment as --venv; the installer is found
-                # (uv on PATH) or given: both only need to replay
-                check(outcome(without) != outcome(with_), f"{word}: the sample changes the outcome",
-                      outcome(with_))
-            p = subprocess.run([runner, os.path.join(d, "case.t")], capture_output=True, text=True,
-                               timeout=120)
-            check(p.returncode == 0 and "1 passed" in p.stdout,
-                  f"{word}: rr-testcase replays it to the same outcome", p.stdout[-3000:])
+                check(with_.returncode == 0 and os.path.isfile(os.path.join(d, "case.t")),
+                      f"{word}: the run with it writes a testcase", with_.stderr)
+                if word not in ("--stack", "--installer"):
+                    # --stack reads the same environment as --venv; the installer is found
+                    # (uv on PATH) or given: both only need to replay
+                    check(outcome(without) != outcome(with_), f"{word}: the sample changes the outcome",
+                          outcome(with_))
+                p = subprocess.run([runner, os.path.join(d, "case.t")], capture_output=True, text=True,
+                                   timeout=120)
+                check(p.returncode == 0 and "1 passed" in p.stdout,
+                      f"{word}: rr-testcase replays it to the same outcome", p.stdout[-3000:])
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

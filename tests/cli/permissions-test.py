@@ -21,19 +21,9 @@ import subprocess
 import sys
 import tempfile
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-rocm72 = os.path.join(src, "fixtures", "venvs", "rocm72")
+from clitest import check, clean_env, exe, rocm72, src, summary, write
+
 SITE_REL = os.path.join("lib", "python3.12", "site-packages")
-checks = {"passed": 0, "failed": 0}
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
 
 
 def other_user():
@@ -56,11 +46,6 @@ def deny(path, mode, as_root):
     os.chmod(path, mode if as_root else other << 6 | other << 3 | other)
 
 
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
 def main():
     ids = other_user()
     if ids is None:
@@ -81,8 +66,7 @@ def main():
     writable = os.path.join(tmp, "writable")
     os.mkdir(writable)
     os.chmod(writable, 0o777)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("UV_", "PIP_", "XDG_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env = clean_env(also=("XDG_",))
     env.update(HOME=writable, XDG_CACHE_HOME=os.path.join(writable, "cache"))
     venvs = []
 
@@ -160,8 +144,7 @@ def main():
                         os.chmod(p, os.stat(p).st_mode | stat.S_IRWXU)
             os.chmod(os.path.join(v, SITE_REL), 0o755)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

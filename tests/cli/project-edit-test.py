@@ -22,27 +22,16 @@ import sys
 import tempfile
 import tomllib
 
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-venv = os.path.join(src, "fixtures", "venvs", "rocm72")
+from clitest import check, exe, rocm72 as venv, sanitizer_check, src, summary
+
 layouts = os.path.join(src, "fixtures", "project-layouts")
-checks = {"passed": 0, "failed": 0}
 KEYS = ("exclude-dependencies", "constraint-dependencies")
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
 
 
 def run(args, cwd):
     p = subprocess.run([exe] + args, cwd=cwd, capture_output=True, timeout=60,
                        stdin=subprocess.DEVNULL)
-    if b"runtime error:" in p.stderr or b"Sanitizer" in p.stderr:
-        check(False, "no sanitizer report: " + " ".join(args), p.stderr.decode(errors="replace"))
+    sanitizer_check(args, p.stderr)
     return p
 
 
@@ -225,8 +214,7 @@ def main():
         for t in (test_layouts_twice, test_array_bytes, test_uv_toml_beside, test_no_constraints):
             print(f"# {t.__name__}")
             t(tmp)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -11,31 +11,12 @@ The permission cases (another user, read-only files) are in permissions-test.py.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
+from clitest import build, check, clean_env, exe, fixture_index, rocm72, src, summary, write
 from fakewheel import fake_rocm_venv
-
-src = os.environ["RR_SRCDIR"]
-build = os.environ["RR_BUILDDIR"]
-exe = os.path.join(build, "src", "cli", "rocm-resolve")
-rocm72 = os.path.join(src, "fixtures", "venvs", "rocm72")
-checks = {"passed": 0, "failed": 0}
-
-
-def check(cond, what, detail=""):
-    checks["passed" if cond else "failed"] += 1
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond and detail:
-        print("     " + str(detail).replace("\n", "\n     "))
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def run(args, env, cwd=None, timeout=300):
@@ -131,31 +112,24 @@ def test_install(tmp, env, url, venv):
 
 def main():
     tmp = tempfile.mkdtemp(prefix="rr-rough-edges-")
-    server = subprocess.Popen([sys.executable, os.path.join(src, "tests", "index", "serve.py"),
-                               "--world", os.path.join(src, "fixtures", "index", "world.txt")],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("UV_", "PIP_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env = clean_env()
     env.update(XDG_CACHE_HOME=os.path.join(tmp, "cache"), XDG_DATA_HOME=os.path.join(tmp, "data"),
                HOME=os.path.join(tmp, "home"))
     try:
-        url = server.stdout.readline().strip()
-        test_pylock(tmp, env, url)
-        made = fake_rocm_venv(tmp, src)
-        if isinstance(made, str):
-            print("skip project --bridge and install: " + made)
-            made = None
-        else:
-            check(not made[2], "fake ROCm torch and triton installed into a real venv", made[2])
-        test_project(tmp, env, made[0] if made else None)
-        if made:
-            test_install(tmp, env, url, made[0])
+        with fixture_index() as url:
+            test_pylock(tmp, env, url)
+            made = fake_rocm_venv(tmp, src)
+            if isinstance(made, str):
+                print("skip project --bridge and install: " + made)
+                made = None
+            else:
+                check(not made[2], "fake ROCm torch and triton installed into a real venv", made[2])
+            test_project(tmp, env, made[0] if made else None)
+            if made:
+                test_install(tmp, env, url, made[0])
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{checks['passed']} passed, {checks['failed']} failed")
-    return 1 if checks["failed"] else 0
+    return summary()
 
 
 if __name__ == "__main__":
