@@ -5,6 +5,7 @@ the venvs are made with `/usr/bin/python3 -m venv`, the ROCm builds in them are
 tiny but genuine wheels installed by the venv's own pip, and the installers whose
 answers we judge are the real uv and pip. No network beyond 127.0.0.1."""
 import base64
+import glob
 import hashlib
 import json
 import os
@@ -348,6 +349,17 @@ def write(path, text):
         fh.write(text)
 
 
+# a proxy that answers nothing: uv and pip reach no index but the fixture one on
+# 127.0.0.1 (clean_env puts it in NO_PROXY), so PyPI is unreachable, as the tests assume
+NO_OUTSIDE = {"https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}
+
+
+def uv_env(work, **extra):
+    """clean_env for real uv: its cache, HOME and config under work, no Python downloads"""
+    return clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
+                     HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"), **extra)
+
+
 def lock_packages(path):
     """{normalized name: version} of a uv.lock"""
     import tomllib
@@ -365,6 +377,21 @@ def stack_files(venv, modules=("torch", "torchvision", "torchaudio", "triton")):
                 for f in fs:
                     with open(os.path.join(d, f), "rb") as fh:
                         out[os.path.relpath(os.path.join(d, f), venv)] = fh.read()
+    return out
+
+
+def tree_digest(venv, names=PROTECTED):
+    """{path: sha256} of every file the RECORD of a protected distribution lists"""
+    out = {}
+    for sp in _site_packages(venv):
+        for rec in glob.glob(os.path.join(sp, "*.dist-info", "RECORD")):
+            if norm(os.path.basename(os.path.dirname(rec)).split("-")[0]) not in names:
+                continue
+            for line in open(rec):
+                full = os.path.normpath(os.path.join(sp, line.split(",")[0]))
+                if os.path.isfile(full):
+                    with open(full, "rb") as fh:
+                        out[full] = hashlib.sha256(fh.read()).hexdigest()
     return out
 
 

@@ -61,12 +61,9 @@ def main():
         sys.exit(1)
     work = tempfile.mkdtemp(prefix="rr-hooks-")
     t = E.Tap()
-    env = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
-                      HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"),
-                      PRE_COMMIT_HOME=os.path.join(work, "pre-commit-home"),
-                      GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-                      GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid",
-                      https_proxy="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9")
+    env = E.uv_env(work, PRE_COMMIT_HOME=os.path.join(work, "pre-commit-home"),
+                   GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
+                   GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid", **E.NO_OUTSIDE)
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
         cache = os.path.join(work, "rrcache")

@@ -19,7 +19,6 @@ torchvision, triton and what they need. Here, in a real venv holding the fake RO
     stdout holds no lock), naming it.
 Each of these fails on the code before issue 28 item 5."""
 import glob
-import hashlib
 import os
 import shutil
 import subprocess
@@ -30,24 +29,8 @@ import tomllib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib as E  # noqa: E402
 
-PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
+PROTECTED = E.PROTECTED
 STACK_NEEDS = ("numpy", "pillow")  # torchvision's own requirements, installed
-
-
-def tree_digest(venv):
-    """sha256 of every file of the protected distributions (RECORD's paths)"""
-    out = {}
-    for sp in E._site_packages(venv):
-        for rec in glob.glob(os.path.join(sp, "*.dist-info", "RECORD")):
-            name = E.norm(os.path.basename(os.path.dirname(rec)).split("-")[0])
-            if name not in PROTECTED:
-                continue
-            for line in open(rec):
-                path = line.split(",")[0]
-                full = os.path.normpath(os.path.join(sp, path))
-                if os.path.isfile(full):
-                    out[full] = hashlib.sha256(open(full, "rb").read()).hexdigest()
-    return out
 
 
 def main():
@@ -64,7 +47,7 @@ def main():
         # as the image installs them: each protected wheel from a file whose hash pip
         # records in direct_url.json
         venv = E.build_venv(os.path.join(work, "v"), "rocm72", wheels, from_files=True)
-        before = tree_digest(venv)
+        before = E.tree_digest(venv)
         req = os.path.join(work, "req.txt")
         with open(req, "w") as fh:
             fh.write("einops\nnvidia-cudnn-cu12\nrr-speech\n")
@@ -105,7 +88,7 @@ def main():
             have = E.installed(venv)
             t.check("after a real uv pip sync the stack is there, byte for byte",
                     s.returncode == 0 and all(n in have for n in PROTECTED + STACK_NEEDS)
-                    and tree_digest(venv) == before and have.get("rr-speech") == "1.0",
+                    and E.tree_digest(venv) == before and have.get("rr-speech") == "1.0",
                     s.stdout + s.stderr)
 
             # pylock.toml: every kept one named by a file, so a sync keeps it too
@@ -140,7 +123,7 @@ def main():
             have = E.installed(venv)
             t.check("after a real uv pip sync of it the stack is there, byte for byte",
                     s.returncode == 0 and all(n in have for n in PROTECTED + STACK_NEEDS)
-                    and tree_digest(venv) == before, s.stdout + s.stderr)
+                    and E.tree_digest(venv) == before, s.stdout + s.stderr)
             c = E.rr(["check", "--venv", venv, "--cache-dir", cache, "-i", simple,
                       os.path.join(pdir, "pylock.toml")])
             t.check("check reads the pylock.toml it wrote", c.returncode == 0, c.stderr)

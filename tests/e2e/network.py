@@ -35,8 +35,7 @@ def main():
         E.skip(f"{E.EXE} not built")
     work = tempfile.mkdtemp(prefix="rr-network-")
     t = E.Tap()
-    env = E.clean_env(HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"),
-                      https_proxy="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9")
+    env = E.clean_env(HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"), **E.NO_OUTSIDE)
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
         with E.Index() as idx:

@@ -22,7 +22,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib as E  # noqa: E402
 
-PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
+PROTECTED = E.PROTECTED
 
 
 def main():
@@ -34,9 +34,7 @@ def main():
         E.skip(f"uv, or uv 0.9.0 at {old} (./bootstrap's install_tools), not found")
     work = tempfile.mkdtemp(prefix="rr-uvold-")
     t = E.Tap()
-    base = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
-                       HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"),
-                       https_proxy="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9")
+    base = E.uv_env(work, **E.NO_OUTSIDE)
 
     def with_uv(which):
         return dict(base, PATH=os.path.dirname(which) + os.pathsep + base.get("PATH", "/usr/bin:/bin"))

@@ -38,8 +38,7 @@ def main():
         E.skip("uv not found")
     work = tempfile.mkdtemp(prefix="rr-uvsync-")
     t = E.Tap()
-    uvenv = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
-                        HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"))
+    uvenv = E.uv_env(work)
     S = E.Shell(work, uv, uvenv)
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")

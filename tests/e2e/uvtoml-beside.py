@@ -27,21 +27,11 @@ def main():
     if not uv:
         E.skip("uv not found")
     work = tempfile.mkdtemp(prefix="rr-uvtoml-")
-    fails = []
-    n = 0
-
-    def check(name, ok, detail=""):
-        nonlocal n
-        n += 1
-        print(f"{'ok' if ok else 'not ok'} {n} - {name}")
-        if not ok:
-            fails.append(name)
-            print("    " + str(detail).replace("\n", "\n    "))
-
+    t = E.Tap()
+    check = t.check
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
-        env = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
-                          HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"))
+        env = E.uv_env(work)
         with E.Index() as idx:
             proj = os.path.join(work, "app")
             os.makedirs(proj)
@@ -97,8 +87,7 @@ def main():
                   r.returncode == 0 and "torch" in pk, r.stderr + str(sorted(pk)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{n - len(fails)} passed, {len(fails)} failed")
-    return 1 if fails else 0
+    return t.status()
 
 
 if __name__ == "__main__":

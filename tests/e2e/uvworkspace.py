@@ -45,9 +45,7 @@ def main():
     work = tempfile.mkdtemp(prefix="rr-uvworkspace-")
     t = E.Tap()
     # PyPI unreachable: every index answer comes from the fixture index the root names
-    uvenv = E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache"), UV_PYTHON_DOWNLOADS="never",
-                        HOME=work, XDG_CONFIG_HOME=os.path.join(work, "config"),
-                        https_proxy="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9")
+    uvenv = E.uv_env(work, **E.NO_OUTSIDE)
     S = E.Shell(work, uv, uvenv)
     try:
         v72 = E.build_venv(os.path.join(work, "v72"), "rocm72")
