@@ -206,6 +206,30 @@ rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_fi
 			     const char **ret_text, size_t *ret_len, rr_error *err) RR_WUR;
 
 /*
+ * the members of a remote wheel named like shared libraries (*.so, *.so.N), read by range
+ * requests as METADATA is: the file's end (the central directory, and whatever members lie
+ * in it), then the rest of those members in one batch, each inflated and its CRC checked.
+ * Never the whole wheel unless the server ignores Range. max_bytes (0: 64 MiB) bounds the
+ * bytes fetched and the bytes they inflate to: RR_E_LIMIT past it. A local wheel
+ * (--find-links, file://) is RR_E_UNSUPPORTED; the answers are not cached.
+ */
+struct rr_index_member {
+	char *path; /* as in the wheel: relative to site-packages for the purelib/platlib root */
+	unsigned char *data;
+	size_t len;
+};
+struct rr_index_members {
+	struct rr_index_member *v;
+	size_t n;
+	unsigned long long fetched; /* body bytes that came over the network for them */
+	size_t requests;            /* range requests made */
+};
+rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index_file *f,
+				unsigned long long max_bytes, struct rr_index_members *ret,
+				rr_error *err);
+void rr_index_members_release(struct rr_index_members *m);
+
+/*
  * Asynchronous use (the provider's crawl): ask for a page or for metadata and go
  * on; the request runs while the client waits for anything (a getter above, a
  * fetch, rr_index_wait_all), and the hooks hear when each is settled: in, known

@@ -16,6 +16,7 @@
  *                 files read in place, what an extract says (static or dynamic)
  *   ranges.c      core metadata out of remote dists by range requests (the tail,
  *                 the central directory, the member; a .tar.gz's head)
+ *   members.c     a remote wheel's shared libraries by range requests
  *
  * Below them: fetch.c (libcurl), cache.c (the entry format), the page readers
  * (index-private.h), dist.c and zipread.c (archives).

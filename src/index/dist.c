@@ -429,6 +429,13 @@ fail:
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
 			  const char *what, struct rr_strbuf *out, rr_error *err)
 {
+	return rr_dist_zip_member_max(m, data, filename, what, MAX_MEMBER, out, err);
+}
+
+rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data,
+			      const char *filename, const char *what, unsigned long long max,
+			      struct rr_strbuf *out, rr_error *err)
+{
 	static const unsigned char gz_head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
 	RR_AUTO_STRBUF struct rr_strbuf gz = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf got = RR_STRBUF_INIT;
@@ -437,9 +444,9 @@ rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const
 	struct archive_entry *ent;
 	rr_err rc = RR_OK;
 
-	if (m->csize > MAX_MEMBER || m->usize > MAX_MEMBER)
-		return rr_fail(err, RR_E_LIMIT, "%s: %s is larger than %u bytes", filename, what,
-			       MAX_MEMBER);
+	if (m->csize > max || m->usize > max)
+		return rr_fail(err, RR_E_LIMIT, "%s: %s is larger than %llu bytes", filename, what,
+			       max);
 	if (m->method == 0) {
 		rr_strbuf_reset(out);
 		rr_strbuf_add(out, data, (size_t)m->csize);

@@ -13,7 +13,7 @@
  *   parse-jsonapi.c  the Warehouse JSON API /pypi/<name>/json (Jansson)
  *   digest.c         the page digest: a parsed page as the cache keeps it (reader and
  *                    writer)
- *   zipread.c        a wheel's METADATA located from byte ranges
+ *   zipread.c        a wheel's METADATA located from byte ranges, its members listed
  *   dist.c           the only file that uses libarchive (bound lazily, dl-archive.c):
  *                    METADATA / PKG-INFO out of dists
  *   client.c ...     the client itself, in rooms listed in client-private.h
@@ -190,6 +190,17 @@ rr_err rr_zip_find_cd(const unsigned char *tail, size_t len, unsigned long long 
  * an encrypted member or a method other than stored/deflate */
 rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,
 			    struct rr_zip_member *m, rr_error *err);
+/* every entry of a central directory whose name want accepts, in order (names copied,
+ * NUL-terminated); RR_E_UNSUPPORTED for one encrypted or compressed otherwise than stored or
+ * deflated. Free with rr_zip_list_free */
+struct rr_zip_entry {
+	char *name;
+	struct rr_zip_member m;
+};
+rr_err rr_zip_list(const unsigned char *cd, size_t len,
+		   bool (*want)(const unsigned char *name, size_t n), struct rr_zip_entry **ret,
+		   size_t *nret, rr_error *err);
+void rr_zip_list_free(struct rr_zip_entry *v, size_t n);
 /* the same for a .zip sdist's "<top>/PKG-INFO" (nothing deeper) */
 rr_err rr_zip_find_pkginfo(const unsigned char *cd, size_t len, struct rr_zip_member *m,
 			   rr_error *err);
@@ -333,6 +344,10 @@ rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, long long deadline
 /* a zip member's bytes (stored or raw deflate) to its content, checking size and CRC */
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
 			  const char *what, struct rr_strbuf *out, rr_error *err);
+/* the same with a limit of max bytes (compressed and inflated) in place of 16 MiB */
+rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data,
+			      const char *filename, const char *what, unsigned long long max,
+			      struct rr_strbuf *out, rr_error *err);
 /* PEP 643: true when PKG-INFO can be trusted (Metadata-Version >= 2.2 and
  * Requires-Dist, Requires-Python, Provides-Extra not Dynamic); *why says why not */
 bool rr_dist_pkginfo_static(const char *text, size_t len, const char **why);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "index/index-private.h"
+#include "rocm-resolve/util.h"
 
 #define SIG_EOCD 0x06054b50u
 #define SIG_EOCD64 0x06064b50u
@@ -103,6 +104,59 @@ static int pkginfo_rank(const unsigned char *name, size_t n, const char *want_pr
 	       memcmp(slash + 1, "PKG-INFO", 8) == 0;
 }
 
+/* one central directory entry at p (46 bytes and its name, extra and comment within len):
+ * its sizes, offset, method (ZIP64 fields read from the extra field) */
+static rr_err cd_entry(const unsigned char *p, size_t nlen, size_t xlen, struct rr_zip_member *m,
+		       rr_error *err)
+{
+	struct rr_zip_member t = {
+		.flags = (unsigned)le(p + 8, 2),
+		.method = (unsigned)le(p + 10, 2),
+		.crc = (unsigned long)le(p + 16, 4),
+		.csize = le(p + 20, 4),
+		.usize = le(p + 24, 4),
+		.local_off = le(p + 42, 4),
+	};
+	/* ZIP64 extra field: the 0xffffffff fields, in this order, 8 bytes each */
+	const unsigned char *x = p + 46 + nlen;
+	size_t xp = 0;
+
+	while (xp + 4 <= xlen) {
+		size_t id = (size_t)le(x + xp, 2), sz = (size_t)le(x + xp + 2, 2);
+		size_t q = xp + 4;
+		if (xp + 4 + sz > xlen)
+			break;
+		if (id == 1) {
+			unsigned long long *f[] = {&t.usize, &t.csize, &t.local_off};
+			for (size_t k = 0; k < 3; k++) {
+				if (*f[k] != 0xffffffffu)
+					continue;
+				if (q + 8 > xp + 4 + sz)
+					return rr_fail(err, RR_E_ARCHIVE,
+						       "damaged ZIP64 extra field");
+				*f[k] = le(x + q, 8);
+				q += 8;
+			}
+		}
+		xp += 4 + sz;
+	}
+	*m = t;
+	return RR_OK;
+}
+
+/* a member we can read: not encrypted, stored or deflated */
+static rr_err member_readable(const struct rr_zip_member *m, const char *what, rr_error *err)
+{
+	if (m->flags & 1)
+		return rr_fail(err, RR_E_UNSUPPORTED, "%s is encrypted", what);
+	if (m->method != 0 && m->method != 8)
+		return rr_fail(err, RR_E_UNSUPPORTED, "%s uses compression method %u", what,
+			       m->method);
+	if (m->method == 0 && m->csize != m->usize)
+		return rr_fail(err, RR_E_ARCHIVE, "stored %s with two sizes", what);
+	return RR_OK;
+}
+
 static rr_err find_member(const unsigned char *cd, size_t len,
 			  int (*rank_of)(const unsigned char *, size_t, const char *),
 			  const char *want_prefix, const char *what, struct rr_zip_member *m,
@@ -110,6 +164,7 @@ static rr_err find_member(const unsigned char *cd, size_t len,
 {
 	size_t pos = 0;
 	int best = 0;
+	rr_err rc;
 
 	while (pos + 46 <= len && le(cd + pos, 4) == SIG_CDH) {
 		const unsigned char *p = cd + pos;
@@ -122,37 +177,8 @@ static rr_err find_member(const unsigned char *cd, size_t len,
 			break;
 		rank = rank_of(p + 46, nlen, want_prefix);
 		if (rank > best) {
-			struct rr_zip_member t = {
-				.flags = (unsigned)le(p + 8, 2),
-				.method = (unsigned)le(p + 10, 2),
-				.crc = (unsigned long)le(p + 16, 4),
-				.csize = le(p + 20, 4),
-				.usize = le(p + 24, 4),
-				.local_off = le(p + 42, 4),
-			};
-			/* ZIP64 extra field: the 0xffffffff fields, in this order, 8 bytes each */
-			const unsigned char *x = p + 46 + nlen;
-			size_t xp = 0;
-			while (xp + 4 <= xlen) {
-				size_t id = (size_t)le(x + xp, 2), sz = (size_t)le(x + xp + 2, 2);
-				size_t q = xp + 4;
-				if (xp + 4 + sz > xlen)
-					break;
-				if (id == 1) {
-					unsigned long long *f[] = {&t.usize, &t.csize, &t.local_off};
-					for (size_t k = 0; k < 3; k++) {
-						if (*f[k] != 0xffffffffu)
-							continue;
-						if (q + 8 > xp + 4 + sz)
-							return rr_fail(err, RR_E_ARCHIVE,
-								       "damaged ZIP64 extra field");
-						*f[k] = le(x + q, 8);
-						q += 8;
-					}
-				}
-				xp += 4 + sz;
-			}
-			*m = t;
+			if ((rc = cd_entry(p, nlen, xlen, m, err)))
+				return rc;
 			best = rank;
 			if (rank >= 2)
 				break;
@@ -161,14 +187,51 @@ static rr_err find_member(const unsigned char *cd, size_t len,
 	}
 	if (!best)
 		return rr_fail(err, RR_E_ARCHIVE, "no %s in the central directory", what);
-	if (m->flags & 1)
-		return rr_fail(err, RR_E_UNSUPPORTED, "%s is encrypted", what);
-	if (m->method != 0 && m->method != 8)
-		return rr_fail(err, RR_E_UNSUPPORTED, "%s uses compression method %u", what,
-			       m->method);
-	if (m->method == 0 && m->csize != m->usize)
-		return rr_fail(err, RR_E_ARCHIVE, "stored %s with two sizes", what);
+	return member_readable(m, what, err);
+}
+
+rr_err rr_zip_list(const unsigned char *cd, size_t len,
+		   bool (*want)(const unsigned char *name, size_t n), struct rr_zip_entry **ret,
+		   size_t *nret, rr_error *err)
+{
+	struct rr_zip_entry *v = NULL;
+	size_t n = 0, cap = 0, pos = 0;
+	rr_err rc = RR_OK;
+
+	while (pos + 46 <= len && le(cd + pos, 4) == SIG_CDH) {
+		const unsigned char *p = cd + pos;
+		size_t nlen = (size_t)le(p + 28, 2);
+		size_t xlen = (size_t)le(p + 30, 2);
+		size_t clen = (size_t)le(p + 32, 2);
+		struct rr_zip_member m;
+
+		if (pos + 46 + nlen + xlen + clen > len)
+			break;
+		if (want(p + 46, nlen)) {
+			char *name = rr_xstrndup((const char *)p + 46, nlen);
+			if ((rc = cd_entry(p, nlen, xlen, &m, err)) ||
+			    (rc = member_readable(&m, name, err))) {
+				free(name);
+				break;
+			}
+			RR_PUSH(v, n, cap) = (struct rr_zip_entry){name, m};
+		}
+		pos += 46 + nlen + xlen + clen;
+	}
+	if (rc) {
+		rr_zip_list_free(v, n);
+		return rc;
+	}
+	*ret = v;
+	*nret = n;
 	return RR_OK;
+}
+
+void rr_zip_list_free(struct rr_zip_entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
 }
 
 rr_err rr_zip_find_metadata(const unsigned char *cd, size_t len, const char *want_prefix,

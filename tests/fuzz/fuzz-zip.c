@@ -1,7 +1,8 @@
 /* libFuzzer target: a wheel's METADATA located and inflated from a zip in memory the
  * way range requests see it (its start for a dist-info-first wheel; tail, central
  * directory, member); and the same bytes read as an sdist (a head of it: PKG-INFO, or
- * a static pyproject.toml that stands in for it); never crash, never leak */
+ * a static pyproject.toml that stands in for it); the members listed; never crash, never
+ * leak */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,6 +10,11 @@
 #include "index/index-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool any_name(const unsigned char *name, size_t n)
+{
+	return n > 0 && name[0] != '/';
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,6 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	if (cd.offset > size || cd.size > size - cd.offset)
 		__builtin_trap(); /* promised: inside the file */
+	/* every member listed (what a wheel's libraries are read from) */
+	{
+		struct rr_zip_entry *es = NULL;
+		size_t ne = 0;
+		if (rr_zip_list(data + cd.offset, (size_t)cd.size, any_name, &es, &ne, &err) ==
+		    RR_OK)
+			rr_zip_list_free(es, ne);
+		rr_error_release(&err);
+	}
 	/* a wheel's METADATA, else a .zip sdist's PKG-INFO */
 	if (rr_zip_find_metadata(data + cd.offset, (size_t)cd.size, "a-1.dist-info/", &m, &err) !=
 	    RR_OK) {
