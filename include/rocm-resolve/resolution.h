@@ -70,6 +70,12 @@ struct rr_item_result {
 	/* with alternatives for the item (ROCm counterparts): which was resolved, 1-based;
 	 * 0 when none could be (every one stripped: unsat_why says why the last was) */
 	size_t alternative;
+	/* with a torch-bound alternative (policy torch_bound) resolved: its wheel's extensions
+	 * checked against the installed torch: 1 they fit, -1 they do not (symbols_why names
+	 * what is missing), 0 not known (symbols_why says why, NULL: not read) */
+	int symbols;
+	char *symbols_why;
+	unsigned long long symbols_fetched; /* bytes fetched to read them */
 	bool not_found;	   /* no index has the project, or its page lists no file */
 	char *not_found_why; /* the index's own word on it when it has one, else NULL */
 };

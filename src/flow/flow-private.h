@@ -44,6 +44,21 @@ struct rr_flow {
 	 * rocm_counterpart), and the rule that names them; n == 0: none */
 	struct rr_alternatives *alts;
 	const struct rr_policy_rule **alt_rules;
+	/* per item (symbols.c): the torch-bound releases turned down, in words, or NULL */
+	char **symbol_notes;
 };
+
+struct rr_index_client;
+struct rr_provider;
+/* symbols.c: the torch-bound ROCm counterparts the resolution took, their wheel's
+ * extensions checked against the installed torch (their item results' symbols). Each
+ * release that does not fit is excluded from its alternative (unless last): returns how
+ * many were, to be resolved again. Then symbol_notes: what was turned down, onto the
+ * items left with no release to check */
+size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
+			     const struct rr_provider *prov, bool last);
+void rr_flow_symbol_notes(struct rr_flow *f);
+/* a symbol of torch's namespaces (c10::, at::, torch::, caffe2::), demangled or not */
+bool rr_flow_torch_symbol(const char *sym);
 
 #endif

@@ -743,6 +743,18 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	in.allow_excludes = o->allow_excludes;
 	in.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
 	rc = rr_transitive_resolve(&in, &f->res, err);
+	/* a torch-bound ROCm build: what its extensions link is checked before it is kept; a
+	 * release built for another torch is excluded and the next older one resolved (two
+	 * more rounds at most) */
+	for (int round = 0; !rc && client; round++) {
+		if (!rr_flow_check_symbols(f, client, &prov, round == 2))
+			break;
+		rr_resolution_release(&f->res);
+		memset(&f->res, 0, sizeof(f->res));
+		rc = rr_transitive_resolve(&in, &f->res, err);
+	}
+	if (!rc && client)
+		rr_flow_symbol_notes(f);
 	if (!rc) {
 		char *const *pw;
 		size_t npw = ip ? rr_index_provider_warnings(ip, &pw) : 0;
@@ -1096,6 +1108,9 @@ struct rr_flow *rr_flow_free(struct rr_flow *f)
 	}
 	free(f->alts);
 	free(f->alt_rules);
+	for (size_t i = 0; f->symbol_notes && i < f->reqs.nitems; i++)
+		free(f->symbol_notes[i]);
+	free(f->symbol_notes);
 	rr_resolution_release(&f->res);
 	free_indexes(f);
 	rr_config_release(&f->config);

@@ -302,8 +302,20 @@ static void decide_counterpart(struct builder *b, struct rr_decision *d, const s
 	const struct rr_requirement *alt;
 	RR_AUTOFREE char *line = NULL;
 	RR_AUTOFREE char *asked = rr_requirement_to_string(&it->req);
+	RR_AUTOFREE char *torch = NULL;
 	char *why;
 
+	if (in->res && r && r->symbols < 0 && rule && rule->torch_bound &&
+	    (cuda_rule || r->alternative != alts->n)) {
+		/* its extensions need what the installed torch does not define: it would
+		 * install and fail at import */
+		d->breaks_stack = cuda_rule != NULL;
+		decide(d, RR_ACT_STRIP, RR_WHY_COUNTERPART, NULL,
+		       rr_xasprintf("%s%s%sits ROCm build does not fit the installed torch: %s",
+				    cuda_rule ? "CUDA-only (" : "", cuda_rule ? cuda_rule : "",
+				    cuda_rule ? "); " : "", r->symbols_why));
+		return;
+	}
 	if (!cuda_rule && (!in->res || !r || !r->alternative || r->alternative == alts->n)) {
 		decide_resolved(b, d, it, idx);
 		return;
@@ -329,21 +341,19 @@ static void decide_counterpart(struct builder *b, struct rr_decision *d, const s
 		return;
 	}
 	alt = &alts->reqs[r->alternative - 1];
-	why = cuda_rule
-		  ? rr_xasprintf("replaced: %s is CUDA-only (%s); %s is its ROCm build (%s)%s",
-				 asked, cuda_rule, alt->name,
-				 rule ? rule->reason : "policy rocm_counterpart",
-				 rule && rule->torch_bound
-				     ? "; whether its extensions were built against the "
-				       "installed torch is unknown (their symbols were not "
-				       "read)"
-				     : "")
-		  : rr_xasprintf("replaced: %s -> %s (%s)%s", asked, alt->name,
-				 rule ? rule->reason : "its ROCm build",
-				 rule && rule->torch_bound
-				     ? "; whether its extensions were built against the installed "
-				       "torch is unknown (their symbols were not read)"
-				     : "");
+	torch = !rule || !rule->torch_bound ? rr_xstrdup("")
+		: r->symbols > 0
+		    ? rr_xasprintf("; its extensions' symbols were checked against the installed "
+				   "torch (%s)",
+				   r->symbols_why)
+		    : rr_xasprintf("; whether its extensions were built against the installed "
+				   "torch is unknown (their symbols were not read%s%s)",
+				   r->symbols_why ? ": " : "", r->symbols_why ? r->symbols_why : "");
+	why = cuda_rule ? rr_xasprintf("replaced: %s is CUDA-only (%s); %s is its ROCm build (%s)%s",
+				       asked, cuda_rule, alt->name,
+				       rule ? rule->reason : "policy rocm_counterpart", torch)
+			: rr_xasprintf("replaced: %s -> %s (%s)%s", asked, alt->name,
+				       rule ? rule->reason : "its ROCm build", torch);
 	if (r->pin_version) {
 		RR_AUTOFREE char *held = why;
 		decide_pin(d, alt, RR_WHY_COUNTERPART, r->pin_version,

@@ -44,6 +44,7 @@ void rr_resolution_release(struct rr_resolution *r)
 	for (size_t i = 0; i < r->nitems; i++) {
 		free(r->items[i].unsat_why);
 		free(r->items[i].not_found_why);
+		free(r->items[i].symbols_why);
 		free(r->items[i].pin_version);
 		free(r->items[i].pin_why);
 		free(r->items[i].pin_newest);

@@ -58,6 +58,11 @@ Path prefixes change behaviour per request (they stack, outermost first):
   /_auth/<user>/<pass>/...    HTTP basic auth required, else 401
 --auth USER:PASS@PREFIX (repeatable): every path under PREFIX needs that basic auth (the
 password is not in the URL, as on a real private index: a plan may name the URL)
+A release's "=Elf: <member> [needs=<lib>,...] [runpath=<dirs>] [uses=<symbol>,...]" line puts
+into each of its wheels an ELF shared object built with gcc (lazily, when the file is first
+listed or asked for): DT_NEEDED each lib (stub libraries with those SONAMEs are linked, not
+shipped), that DT_RUNPATH, and an undefined reference to each (mangled) symbol. Without gcc
+the wheel is built without it.
 Control: /_control/stats -> {"requests": N, "paths": {...}, "heads": N, "html": N, "json": N,
 "ranges": N, "starts": N (ranges from byte 0), "range_values": {"bytes=A-B": N, ...}};
 /_control/reset; /_control/order?a=<in|out>:<sub>&b=<in|out>:<sub> -> {"order": "before" |
@@ -76,6 +81,7 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -110,6 +116,7 @@ class Release:
         self.extras = []
         self.yanked = None
         self.flags = set()
+        self.elves = []  # (member path, =Elf: spec words)
 
 
 class Index:
@@ -117,7 +124,60 @@ class Index:
         self.name, self.mount, self.flavour = name, mount, flavour
         self.options = set(options)
         self.projects = {}  # normalized -> [Release]
-        self.files = {}  # filename -> (bytes, release, dist-metadata bytes or None)
+        # filename -> (bytes, release, dist-metadata bytes or None)
+        self.files = LazyFiles()
+
+
+class LazyFiles(dict):
+    """filename -> (bytes, release, metadata); a value given as a function is built the first
+    time it is asked for (a wheel with ELF members: gcc runs only for the tests that list it)"""
+
+    def __init__(self):
+        super().__init__()
+        self.lock = threading.Lock()
+
+    def __getitem__(self, k):
+        v = super().__getitem__(k)
+        if callable(v):
+            with self.lock:
+                v = super().__getitem__(k)
+                if callable(v):
+                    v = v()
+                    super().__setitem__(k, v)
+        return v
+
+    def get(self, k, default=None):
+        return self[k] if k in self else default
+
+
+def build_elf(spec):
+    """an ELF shared object as an =Elf: line describes it (bytes), None without gcc"""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        return None
+    opts = dict(w.split("=", 1) for w in spec)
+    needs = [n for n in opts.get("needs", "").split(",") if n]
+    uses = [u for u in opts.get("uses", "").split(",") if u]
+    tmp = tempfile.mkdtemp(prefix="rr-fixture-elf-")
+    try:
+        with open(os.path.join(tmp, "stub.c"), "w") as f:
+            f.write("int rr_fixture_stub;\n")
+        for n in needs:
+            subprocess.run([gcc, "-shared", "-fPIC", "-o", n, "stub.c", f"-Wl,-soname,{n}"], cwd=tmp,
+                           check=True, capture_output=True)
+        src = "".join(f'extern int rr_use{i}(void) __asm__("{u}");\n' for i, u in enumerate(uses))
+        src += "int rr_fixture_init(void) { return 0" + "".join(f" + rr_use{i}()" for i in range(len(uses)))
+        src += "; }\n"
+        with open(os.path.join(tmp, "ext.c"), "w") as f:
+            f.write(src)
+        cmd = [gcc, "-shared", "-fPIC", "-O1", "-o", "ext.so", "ext.c", "-L.", "-Wl,--no-as-needed"]
+        cmd += [f"-l:{n}" for n in needs]
+        if "runpath" in opts:
+            cmd.append(f"-Wl,--enable-new-dtags,-rpath,{opts['runpath']}")
+        subprocess.run(cmd, cwd=tmp, check=True, capture_output=True)
+        return open(os.path.join(tmp, "ext.so"), "rb").read()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def parse_world(path):
@@ -157,6 +217,9 @@ def parse_world(path):
                 rel.extras.append(val)
             elif tag == "Ynk":
                 rel.yanked = val
+            elif tag == "Elf":
+                member, *spec = val.split()
+                rel.elves.append((member, spec))
             elif tag == "Flg":
                 rel.flags.update(val.split())
             else:
@@ -196,6 +259,10 @@ def build_wheel(rel, tag):
                           f"Root-Is-Purelib: {'true' if tag.endswith('any') else 'false'}\n"
                           f"Tag: {tag}\n\n").encode(),
     }
+    for member, spec in rel.elves:
+        data = build_elf(spec)
+        if data is not None:
+            files[member] = data
     if "big" in rel.flags or "many" in rel.flags:
         # many members (a central directory beyond the last 64 KiB) and, for big, after
         # the dist-info, an incompressible member (METADATA beyond it too)
@@ -312,8 +379,12 @@ def build(indexes):
             for rel in rels:
                 rel.files = []
                 for tag in rel.wheels:
-                    fn, data, meta = build_wheel(rel, tag)
-                    idx.files[fn] = (data, rel, meta)
+                    fn = f"{escape_name(rel.name)}-{rel.version}-{tag}.whl"
+                    def entry(rel=rel, tag=tag):
+                        _, data, meta = build_wheel(rel, tag)
+                        return (data, rel, meta)
+                    # gcc builds the ELF members when the file is first listed or asked for
+                    idx.files[fn] = entry if rel.elves else entry()
                     rel.files.append(fn)
                 if rel.sdist:
                     fn, data, meta = build_sdist(rel)
