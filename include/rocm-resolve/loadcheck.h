@@ -138,6 +138,11 @@ struct rr_loadcheck_opts {
 	enum rr_loadcheck_lib (*classify)(void *ctx, const char *soname, const char **why);
 	void *classify_ctx;
 	size_t max_symbols; /* undefined symbols named per problem (0: 3) */
+	/* the undefined symbols are checked even where a library or version is missing, which
+	 * stops ld.so first (the plan's check of a counterpart: torch's symbols decide, while
+	 * the HIP runtime may be absent here); what the missing library would define is then
+	 * reported missing too */
+	bool symbols_past_missing;
 };
 
 /* fails for bad options (RR_E_USAGE) and, naming the package, when libelf.so.1 cannot be

@@ -271,8 +271,19 @@ static char *expand(const char *elem, size_t len, const char *origin)
 	for (const char *p = e; *p;) {
 		size_t n;
 		if ((n = is_dst(p, "ORIGIN"))) {
-			rr_strbuf_adds(&sb, origin);
+			RR_AUTOFREE char *o = rr_xstrdup(origin);
+			struct stat st;
 			p += n;
+			/* an image's directory that is not there yet (a wheel's member checked
+			 * before it is installed): its ".." is the directory above it, as it
+			 * will be once installed */
+			while (p[0] == '/' && p[1] == '.' && p[2] == '.' && (!p[3] || p[3] == '/') &&
+			       strrchr(o, '/') && strrchr(o, '/') != o &&
+			       (stat(o, &st) != 0 || !S_ISDIR(st.st_mode))) {
+				*strrchr(o, '/') = '\0';
+				p += 3;
+			}
+			rr_strbuf_adds(&sb, o);
 		} else if (is_dst(p, "LIB") || is_dst(p, "PLATFORM")) {
 			return NULL;
 		} else {
@@ -681,7 +692,7 @@ static bool open_root(struct rr_elf_loader *l, const char *path, bool global, bo
 		check_versions(l, (long)i, root, out);
 	/* a library or version missing: the symbols it would have defined are no news (ld.so
 	 * stops at the first error too) */
-	for (size_t i = before; out && i < out->n && !stopped; i++)
+	for (size_t i = before; out && i < out->n && !stopped && !env->symbols_past_missing; i++)
 		stopped = out->items[i].kind != RR_LOADCHECK_CUDA &&
 			  out->items[i].kind != RR_LOADCHECK_ROCM_MAJOR;
 	for (size_t i = first; i < l->nlms; i++) {

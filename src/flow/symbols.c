@@ -82,17 +82,22 @@ struct verdict {
 };
 
 /* the load check's report on the images, as a verdict on torch alone */
-static void judge(const struct rr_loadcheck_report *rep, const char *torch, struct verdict *v)
+static void judge(const struct rr_loadcheck_report *rep, const char *torch, const char *site,
+		  struct verdict *v)
 {
+	size_t sl = strlen(site);
 	RR_AUTO_STRBUF struct rr_strbuf bad = RR_STRBUF_INIT;
 	RR_AUTO_STRBUF struct rr_strbuf unknown = RR_STRBUF_INIT;
-	size_t others = 0;
+	size_t others = 0, undefined = 0;
 
 	for (size_t i = 0; i < rep->ndists; i++) {
 		const struct rr_loadcheck_dist *d = &rep->dists[i];
 		for (size_t k = 0; k < d->nproblems; k++) {
 			const struct rr_loadcheck_problem *p = &d->problems[k];
-			const char *file = d->name;
+			/* the member's path, as the wheel names it */
+			const char *file = !strncmp(d->name, site, sl) && d->name[sl] == '/'
+					       ? d->name + sl + 1
+					       : d->name;
 			size_t shown = 0, ntorch = 0;
 			switch (p->kind) {
 			case RR_LOADCHECK_NOT_FOUND:
@@ -116,13 +121,13 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, stru
 				for (size_t s = 0; s < p->nsymbols; s++)
 					ntorch += rr_flow_torch_symbol(p->symbols[s]);
 				if (!ntorch) {
-					others += p->nmissing;
+					undefined += p->nmissing;
 					break;
 				}
 				if (bad.len)
 					break;
 				rr_strbuf_addf(&bad, "%s needs %s of torch's that torch %s does not define: ",
-					       file, ntorch == 1 && p->nmissing == 1 ? "a symbol" : "symbols",
+					       file, ntorch == 1 ? "a symbol" : "symbols",
 					       torch);
 				for (size_t s = 0; s < p->nsymbols && shown < SHOWN; s++)
 					if (rr_flow_torch_symbol(p->symbols[s]))
@@ -148,8 +153,11 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, stru
 		       rep->nfiles == 1 ? "object" : "objects");
 	if (unknown.len)
 		rr_strbuf_addf(&v->why, "; not found on this machine, so unknown: %s", unknown.buf);
+	if (undefined)
+		rr_strbuf_addf(&v->why, "; %zu undefined %s not torch's, unknown", undefined,
+			       undefined == 1 ? "symbol" : "symbols");
 	if (others)
-		rr_strbuf_addf(&v->why, "; %zu other %s, not torch's, left to verify", others,
+		rr_strbuf_addf(&v->why, "; %zu other %s, not torch's (verify names them)", others,
 			       others == 1 ? "problem" : "problems");
 }
 
@@ -167,6 +175,7 @@ static void check_wheel(struct rr_flow *f, const struct rr_index_members *m,
 	rr_loadenv_init(&e, f->venv, f->policy, getenv("LD_LIBRARY_PATH"));
 	e.opts.ndists = 0; /* the venv's own files are not in question (torch is preloaded) */
 	e.opts.max_symbols = 16;
+	e.opts.symbols_past_missing = true; /* libamdhip64.so.7 absent: torch's still decide */
 	for (size_t i = 0; i < m->n; i++) {
 		const char *rel = install_path(m->v[i].path);
 		if (!rel)
@@ -184,7 +193,7 @@ static void check_wheel(struct rr_flow *f, const struct rr_index_members *m,
 		rr_strbuf_adds(&v->why, "its wheel holds no shared object of this machine");
 	} else {
 		rr_strbuf_release(&v->why);
-		judge(rep, torch->version_text, v);
+		judge(rep, torch->version_text, torch->site, v);
 	}
 	rr_loadcheck_report_free(rep);
 	rr_error_release(&err);
@@ -309,7 +318,15 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 			r->symbols_why = both;
 		}
 		if (r->symbols < 0 && !last) {
+			struct rr_alternatives *alts = &f->alts[i];
 			exclude_version((struct rr_requirement *)alt, version);
+			/* the line itself, its last choice (an sdist), would be built against
+			 * whatever torch its build gets, the way such mismatches come about: not
+			 * a choice once a build was turned down for its torch */
+			if (alts->n > 1 && alts->reqs[alts->n - 1].key &&
+			    !strcmp(alts->reqs[alts->n - 1].key, f->reqs.items[i].req.key))
+				rr_requirement_release(
+				    (struct rr_requirement *)&alts->reqs[--alts->n]);
 			free(f->symbol_notes[i]);
 			f->symbol_notes[i] = rr_xstrdup(r->symbols_why);
 			rejected++;

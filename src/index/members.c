@@ -90,6 +90,19 @@ static const unsigned char *within(const struct piece *p, unsigned long long off
 	return (const unsigned char *)p->bytes.buf + (off - p->off);
 }
 
+/* the end brought m whole, most likely (names and extras are short; the end of the
+ * file bounds them) */
+static bool in_tail(const struct piece *tail, const struct rr_zip_member *m,
+		    unsigned long long total)
+{
+	unsigned long long want = 30 + 1024 + m->csize;
+
+	if (m->local_off >= total)
+		return false;
+	return within(tail, m->local_off,
+		      (size_t)(want < total - m->local_off ? want : total - m->local_off));
+}
+
 static rr_err inflate(const struct rr_index_file *f, const struct rr_zip_entry *e,
 		      const struct piece *p, unsigned long long max, struct rr_index_member *m,
 		      bool *need_more, rr_error *err)
@@ -183,7 +196,7 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 	/* the members the end did not bring, asked at once (names and extras are short) */
 	far = rr_xcalloc(ne + 1, sizeof(*far));
 	for (size_t i = 0; i < ne; i++)
-		if (!within(&tail, es[i].m.local_off, 30 + 1024 + (size_t)es[i].m.csize))
+		if (!in_tail(&tail, &es[i].m, total))
 			far[nfar++] = i;
 	gs = rr_xcalloc(nfar + 1, sizeof(*gs));
 	pieces = rr_xcalloc(nfar + 1, sizeof(*pieces));
@@ -230,7 +243,7 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 	for (size_t i = 0; i < ne; i++) {
 		bool more = false;
 		struct rr_index_member m = {0};
-		if (!within(&tail, es[i].m.local_off, 30 + 1024 + (size_t)es[i].m.csize))
+		if (!in_tail(&tail, &es[i].m, total))
 			continue;
 		if ((rc = inflate(f, &es[i], &tail, max_bytes, &m, &more, err)))
 			goto out;

@@ -193,7 +193,7 @@ static void write_header(const struct rr_plan *p, struct rr_strbuf *out)
 	size_t kept = p->counts[RR_ACT_KEEP], pinned = p->counts[RR_ACT_PIN], replaced = 0;
 	for (size_t i = 0; i < p->ndecisions; i++) {
 		const struct rr_decision *d = &p->decisions[i];
-		if (d->reason != RR_WHY_COUNTERPART)
+		if (d->reason != RR_WHY_COUNTERPART || d->action == RR_ACT_STRIP)
 			continue;
 		replaced++;
 		*(d->action == RR_ACT_PIN ? &pinned : &kept) -= 1;

@@ -305,8 +305,12 @@ static void decide_counterpart(struct builder *b, struct rr_decision *d, const s
 	RR_AUTOFREE char *torch = NULL;
 	char *why;
 
-	if (in->res && r && r->symbols < 0 && rule && rule->torch_bound &&
-	    (cuda_rule || r->alternative != alts->n)) {
+	/* the line itself was resolved, its own last choice (not CUDA-only) */
+	bool itself = r && r->alternative && r->alternative <= alts->n &&
+		      alts->reqs[r->alternative - 1].key && it->req.key &&
+		      !strcmp(alts->reqs[r->alternative - 1].key, it->req.key);
+
+	if (in->res && r && r->symbols < 0 && rule && rule->torch_bound && !itself) {
 		/* its extensions need what the installed torch does not define: it would
 		 * install and fail at import */
 		d->breaks_stack = cuda_rule != NULL;
@@ -316,7 +320,7 @@ static void decide_counterpart(struct builder *b, struct rr_decision *d, const s
 				    cuda_rule ? "); " : "", r->symbols_why));
 		return;
 	}
-	if (!cuda_rule && (!in->res || !r || !r->alternative || r->alternative == alts->n)) {
+	if (!cuda_rule && (!in->res || !r || !r->alternative || itself)) {
 		decide_resolved(b, d, it, idx);
 		return;
 	}
