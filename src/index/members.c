@@ -153,7 +153,8 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 		return rr_fail(err, RR_E_UNSUPPORTED, "%s: only a remote wheel's libraries are read",
 			       f->filename);
 	/* the end: the directory, and for a small wheel everything */
-	get_for(c, f, &g, rr_xasprintf("-%u", LIBS_TAIL), (size_t)max_bytes);
+	get_for(c, f, &g, rr_xasprintf("-%u", LIBS_TAIL),
+		(size_t)(max_bytes > LIBS_TAIL ? max_bytes : LIBS_TAIL));
 	rr_index_get_batch(c, &g, 1);
 	rc = take(f, &g, ~0ull, &tail, &total, &out, err);
 	rr_index_get_release(&g);

@@ -854,6 +854,64 @@ static void test_range_metadata(void **state)
 	rr_index_client_free(c);
 }
 
+/*
+ * a wheel's shared libraries by range requests: the end, the directory, then the two
+ * members that lie far from it, asked together; the same with a server that ignores Range
+ * (the whole file, once); over the bound, and garbage, fail with the reason
+ */
+static void test_wheel_libraries(void **state)
+{
+	struct rr_index_client *c = client(NULL, 1, "/simple");
+	const struct rr_index_project *p;
+	struct rr_index_members m = {0};
+	rr_error err = RR_ERROR_INIT;
+	(void)state;
+
+	if (access("/usr/bin/gcc", X_OK) != 0)
+		skip(); /* the fixture server builds the ELF members with gcc */
+	assert_int_equal(rr_index_get_project(c, "rr-elf-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 0, &m, &err), RR_OK);
+	assert_int_equal(m.n, 2);
+	for (size_t i = 0; i < m.n; i++) {
+		assert_true(!strcmp(m.v[i].path, "rr_elf/_a.so") ||
+			    !strcmp(m.v[i].path, "rr_elf/lib/libb.so.7"));
+		assert_true(m.v[i].len > 1000 && !memcmp(m.v[i].data, "\177ELF", 4));
+	}
+	/* the end, the directory (1500 members: it starts before the end's 60 KiB), and the
+	 * two members at once */
+	assert_int_equal(m.requests, 4);
+	print_message("libraries: %llu bytes fetched of a %lld-byte wheel\n", m.fetched,
+		      p->files[0].size);
+	assert_true(m.fetched < (unsigned long long)p->files[0].size / 2);
+	rr_index_members_release(&m);
+	/* bounded: over it, RR_E_LIMIT naming the sizes */
+	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 4096, &m, &err), RR_E_LIMIT);
+	assert_non_null(strstr(err.msg, "over 4096"));
+	rr_error_release(&err);
+	/* a wheel without libraries: none */
+	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 0, &m, &err), RR_OK);
+	assert_int_equal(m.n, 0);
+	rr_index_members_release(&m);
+	rr_index_client_free(c);
+
+	c = client(NULL, 1, "/_fault/noranges/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-elf-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 0, &m, &err), RR_OK);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(m.requests, 1);
+	assert_int_equal(m.fetched, (unsigned long long)p->files[0].size);
+	rr_index_members_release(&m);
+	rr_index_client_free(c);
+
+	c = client(NULL, 1, "/_fault/garbage/simple");
+	assert_int_equal(rr_index_get_project(c, "rr-elf-wheel", &p, &err), RR_OK);
+	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 0, &m, &err), RR_E_ARCHIVE);
+	assert_non_null(strstr(err.msg, "not a zip file"));
+	rr_error_release(&err);
+	rr_index_client_free(c);
+}
+
 /* the server saw Range: v this many times since the last reset (0: never) */
 static long range_seen(const char *v)
 {
@@ -2438,6 +2496,7 @@ int main(void)
 	    cmocka_unit_test(test_cache_atomic),
 	    cmocka_unit_test(test_fetch_layer),
 	    cmocka_unit_test(test_range_metadata),
+	    cmocka_unit_test(test_wheel_libraries),
 	    cmocka_unit_test(test_range_guess),
 	    cmocka_unit_test(test_sdist_scan_bound),
 	    cmocka_unit_test(test_sdist_pyproject),
