@@ -277,8 +277,8 @@ static char *expand(const char *elem, size_t len, const char *origin)
 			/* an image's directory that is not there yet (a wheel's member checked
 			 * before it is installed): its ".." is the directory above it, as it
 			 * will be once installed */
-			while (p[0] == '/' && p[1] == '.' && p[2] == '.' && (!p[3] || p[3] == '/') &&
-			       strrchr(o, '/') && strrchr(o, '/') != o &&
+			while (p[0] == '/' && p[1] == '.' && p[2] == '.' &&
+			       (!p[3] || p[3] == '/') && strrchr(o, '/') && strrchr(o, '/') != o &&
 			       (stat(o, &st) != 0 || !S_ISDIR(st.st_mode))) {
 				*strrchr(o, '/') = '\0';
 				p += 3;

@@ -39,9 +39,9 @@ static bool torch_library(const char *name)
  * "typeinfo for c10::Error") or not ("_ZN3c10...") */
 bool rr_flow_torch_symbol(const char *sym)
 {
-	static const char *const mangled[] = {"_ZN3c10", "_ZNK3c10", "_ZN2at",	 "_ZNK2at",
+	static const char *const mangled[] = {"_ZN3c10",   "_ZNK3c10",   "_ZN2at",     "_ZNK2at",
 					      "_ZN5torch", "_ZNK5torch", "_ZN6caffe2", "_ZTIN3c10",
-					      "_ZTVN3c10", "_ZTIN2at",	 "_ZTVN2at"};
+					      "_ZTVN3c10", "_ZTIN2at",   "_ZTVN2at"};
 	static const char *const spaces[] = {"c10::", "at::", "torch::", "caffe2::"};
 	/* the qualified name, without parameters and template arguments */
 	size_t end = strcspn(sym, "(<");
@@ -103,8 +103,10 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, cons
 			case RR_LOADCHECK_NOT_FOUND:
 				if (torch_library(p->library)) {
 					if (!bad.len)
-						rr_strbuf_addf(&bad, "%s links %s, which torch %s does not have",
-							       file, p->library, torch);
+						rr_strbuf_addf(
+						    &bad,
+						    "%s links %s, which torch %s does not have",
+						    file, p->library, torch);
 				} else if (!strstr(unknown.buf ? unknown.buf : "", p->library)) {
 					rr_strbuf_addf(&unknown, "%s%s", unknown.len ? ", " : "",
 						       p->library);
@@ -112,7 +114,9 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, cons
 				break;
 			case RR_LOADCHECK_VERSION:
 				if (torch_library(p->library) && !bad.len)
-					rr_strbuf_addf(&bad, "%s needs version %s of %s, which torch %s does not define",
+					rr_strbuf_addf(&bad,
+						       "%s needs version %s of %s, which torch %s "
+						       "does not define",
 						       file, p->version, p->library, torch);
 				else
 					others++;
@@ -126,15 +130,17 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, cons
 				}
 				if (bad.len)
 					break;
-				rr_strbuf_addf(&bad, "%s needs %s of torch's that torch %s does not define: ",
-					       file, ntorch == 1 ? "a symbol" : "symbols",
-					       torch);
+				rr_strbuf_addf(
+				    &bad,
+				    "%s needs %s of torch's that torch %s does not define: ", file,
+				    ntorch == 1 ? "a symbol" : "symbols", torch);
 				for (size_t s = 0; s < p->nsymbols && shown < SHOWN; s++)
 					if (rr_flow_torch_symbol(p->symbols[s]))
 						rr_strbuf_addf(&bad, "%s%s", shown++ ? ", " : "",
 							       p->symbols[s]);
 				if (p->nmissing > shown)
-					rr_strbuf_addf(&bad, " (%zu undefined in all)", p->nmissing);
+					rr_strbuf_addf(&bad, " (%zu undefined in all)",
+						       p->nmissing);
 				break;
 			default: /* CUDA, another ROCm major, a bad file: not a question of torch */
 				others++;
@@ -283,13 +289,14 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 		version = locked_version(&f->res, alt->key);
 		torch_lib = torch && torch->site ? rr_xasprintf("%s/torch/lib", torch->site) : NULL;
 		if (!torch || !torch_lib || !is_dir(torch_lib)) {
-			r->symbols_why = rr_xasprintf("the installed torch has no %s to check them against",
-						      torch_lib ? torch_lib : "torch/lib");
+			r->symbols_why = rr_xasprintf(
+			    "the installed torch has no %s to check them against",
+			    torch_lib ? torch_lib : "torch/lib");
 			continue;
 		}
 		if (!version || !(file = file_of(prov, alt->key, version)) || !file->is_wheel) {
-			r->symbols_why = rr_xasprintf("no wheel of %s %s for this venv to read", alt->key,
-						      version ? version : "");
+			r->symbols_why = rr_xasprintf("no wheel of %s %s for this venv to read",
+						      alt->key, version ? version : "");
 			continue;
 		}
 		if (rr_index_wheel_libraries(client, file, 0, &m, &e) != RR_OK) {
@@ -304,10 +311,11 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 		} else {
 			check_wheel(f, &m, torch, &v);
 			r->symbols = v.fit;
-			r->symbols_why = v.fit < 0 ? rr_xasprintf("%s %s was built against another torch: %s",
-								   alt->name, version, v.why.buf)
-					 : v.fit > 0 ? rr_xasprintf("%s %s: %s", alt->name, version, v.why.buf)
-						     : rr_strbuf_detach(&v.why, NULL);
+			r->symbols_why =
+			    v.fit < 0   ? rr_xasprintf("%s %s was built against another torch: %s",
+						       alt->name, version, v.why.buf)
+			    : v.fit > 0 ? rr_xasprintf("%s %s: %s", alt->name, version, v.why.buf)
+					: rr_strbuf_detach(&v.why, NULL);
 			rr_strbuf_release(&v.why);
 		}
 		rr_index_members_release(&m);
@@ -339,8 +347,8 @@ void rr_flow_symbol_notes(struct rr_flow *f)
 {
 	for (size_t i = 0; f->symbol_notes && i < f->reqs.nitems; i++) {
 		struct rr_item_result *r;
-		if (!f->symbol_notes[i] || (rr_resolution_item(&f->res, i) &&
-					    rr_resolution_item(&f->res, i)->symbols_why))
+		if (!f->symbol_notes[i] ||
+		    (rr_resolution_item(&f->res, i) && rr_resolution_item(&f->res, i)->symbols_why))
 			continue;
 		/* no release of it was left to check: the last one's verdict stands */
 		r = rr_transitive_item(&f->res, i);

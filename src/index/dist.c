@@ -432,9 +432,9 @@ rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const
 	return rr_dist_zip_member_max(m, data, filename, what, MAX_MEMBER, out, err);
 }
 
-rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data,
-			      const char *filename, const char *what, unsigned long long max,
-			      struct rr_strbuf *out, rr_error *err)
+rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data, const char *filename,
+			      const char *what, unsigned long long max, struct rr_strbuf *out,
+			      rr_error *err)
 {
 	static const unsigned char gz_head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff};
 	RR_AUTO_STRBUF struct rr_strbuf gz = RR_STRBUF_INIT;

@@ -345,9 +345,9 @@ rr_err rr_dist_sdist_pkginfo_fd(int fd, const char *filename, long long deadline
 rr_err rr_dist_zip_member(const struct rr_zip_member *m, const void *data, const char *filename,
 			  const char *what, struct rr_strbuf *out, rr_error *err);
 /* the same with a limit of max bytes (compressed and inflated) in place of 16 MiB */
-rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data,
-			      const char *filename, const char *what, unsigned long long max,
-			      struct rr_strbuf *out, rr_error *err);
+rr_err rr_dist_zip_member_max(const struct rr_zip_member *m, const void *data, const char *filename,
+			      const char *what, unsigned long long max, struct rr_strbuf *out,
+			      rr_error *err);
 /* PEP 643: true when PKG-INFO can be trusted (Metadata-Version >= 2.2 and
  * Requires-Dist, Requires-Python, Provides-Extra not Dynamic); *why says why not */
 bool rr_dist_pkginfo_static(const char *text, size_t len, const char **why);

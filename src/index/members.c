@@ -13,7 +13,7 @@
 #include "index/client-private.h"
 #include "rocm-resolve/util.h"
 
-#define LIBS_MAX (64ull << 20)
+#define LIBS_MAX  (64ull << 20)
 #define LIBS_TAIL (60u * 1024)
 
 /* "x.so", "x.so.7", "x.so.1.2" (the last path segment) */
@@ -124,7 +124,7 @@ static rr_err inflate(const struct rr_index_file *f, const struct rr_zip_entry *
 		return RR_OK;
 	}
 	if ((rc = rr_dist_zip_member_max(&e->m, at + data_off, f->filename, e->name, max, &out,
-					  err)))
+					 err)))
 		return rc;
 	m->path = rr_xstrdup(e->name);
 	m->len = out.len;
@@ -150,8 +150,8 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 
 	max_bytes = max_bytes ? max_bytes : LIBS_MAX;
 	if (!f->is_wheel || strncasecmp(f->url, "http", 4) != 0)
-		return rr_fail(err, RR_E_UNSUPPORTED, "%s: only a remote wheel's libraries are read",
-			       f->filename);
+		return rr_fail(err, RR_E_UNSUPPORTED,
+			       "%s: only a remote wheel's libraries are read", f->filename);
 	/* the end: the directory, and for a small wheel everything */
 	get_for(c, f, &g, rr_xasprintf("-%u", LIBS_TAIL),
 		(size_t)(max_bytes > LIBS_TAIL ? max_bytes : LIBS_TAIL));

@@ -110,12 +110,12 @@ static rr_err cd_entry(const unsigned char *p, size_t nlen, size_t xlen, struct 
 		       rr_error *err)
 {
 	struct rr_zip_member t = {
-		.flags = (unsigned)le(p + 8, 2),
-		.method = (unsigned)le(p + 10, 2),
-		.crc = (unsigned long)le(p + 16, 4),
-		.csize = le(p + 20, 4),
-		.usize = le(p + 24, 4),
-		.local_off = le(p + 42, 4),
+	    .flags = (unsigned)le(p + 8, 2),
+	    .method = (unsigned)le(p + 10, 2),
+	    .crc = (unsigned long)le(p + 16, 4),
+	    .csize = le(p + 20, 4),
+	    .usize = le(p + 24, 4),
+	    .local_off = le(p + 42, 4),
 	};
 	/* ZIP64 extra field: the 0xffffffff fields, in this order, 8 bytes each */
 	const unsigned char *x = p + 46 + nlen;

@@ -352,12 +352,14 @@ static void decide_counterpart(struct builder *b, struct rr_decision *d, const s
 				   r->symbols_why)
 		    : rr_xasprintf("; whether its extensions were built against the installed "
 				   "torch is unknown (their symbols were not read%s%s)",
-				   r->symbols_why ? ": " : "", r->symbols_why ? r->symbols_why : "");
-	why = cuda_rule ? rr_xasprintf("replaced: %s is CUDA-only (%s); %s is its ROCm build (%s)%s",
-				       asked, cuda_rule, alt->name,
-				       rule ? rule->reason : "policy rocm_counterpart", torch)
-			: rr_xasprintf("replaced: %s -> %s (%s)%s", asked, alt->name,
-				       rule ? rule->reason : "its ROCm build", torch);
+				   r->symbols_why ? ": " : "",
+				   r->symbols_why ? r->symbols_why : "");
+	why = cuda_rule
+		  ? rr_xasprintf("replaced: %s is CUDA-only (%s); %s is its ROCm build (%s)%s",
+				 asked, cuda_rule, alt->name,
+				 rule ? rule->reason : "policy rocm_counterpart", torch)
+		  : rr_xasprintf("replaced: %s -> %s (%s)%s", asked, alt->name,
+				 rule ? rule->reason : "its ROCm build", torch);
 	if (r->pin_version) {
 		RR_AUTOFREE char *held = why;
 		decide_pin(d, alt, RR_WHY_COUNTERPART, r->pin_version,
