@@ -112,18 +112,14 @@ def main():
             t.check("--lock pins the release that fits and names no torch-sparse-rocm",
                     "torch-scatter-rocm==2.1.2.post7 \\" in lk.stdout and "torch-sparse-rocm" not in
                     "".join(x.split("#")[0] for x in lk.stdout.splitlines()), lk.stdout)
-            before = E.installed(venv)
-            plan = os.path.join(work, "plan.txt")
-            with open(plan, "w") as fh:
-                fh.write(p.stdout)
-            u = subprocess.run([uv, "pip", "install", "--python", os.path.join(venv, "bin", "python"),
-                                "-r", plan], capture_output=True, text=True,
-                               env=E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache")))
+            before, files = E.installed(venv), E.stack_files(venv)
+            u = E.uv_install_plan(uv, venv, p.stdout, work)
             have = E.installed(venv)
             t.check("real uv installs the plan: the release that fits, nothing else, the stack untouched",
                     u.returncode == 0 and have.get("torch-scatter-rocm") == "2.1.2.post7"
                     and "torch-sparse-rocm" not in have
-                    and all(have.get(n) == before.get(n) for n in PROTECTED), u.stdout + u.stderr)
+                    and all(have.get(n) == before.get(n) for n in PROTECTED)
+                    and E.stack_files(venv) == files, u.stdout + u.stderr)
             # the wheels unreadable: their fit is unknown, and why
             g = E.rr(["--venv", venv, "--cache-dir", os.path.join(work, "cache2"), "-i",
                       idx.simple("/_fault/garbage"), req])

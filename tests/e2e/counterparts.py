@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -100,12 +99,7 @@ def main():
                     and "torch-scatter-rocm==2.1.2.post8 \\" in lk.stdout, lk.stdout)
             before = E.installed(venv)
             files = digest(venv)
-            plan = os.path.join(work, "plan.txt")
-            with open(plan, "w") as fh:
-                fh.write(p.stdout)
-            u = subprocess.run([uv, "pip", "install", "--python", os.path.join(venv, "bin", "python"),
-                                "-r", plan], capture_output=True, text=True,
-                               env=E.clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache")))
+            u = E.uv_install_plan(uv, venv, p.stdout, work)
             have = E.installed(venv)
             t.check("real uv installs the plan: the ROCm builds in, the stack untouched",
                     u.returncode == 0 and have.get("cupy-rocm-7-0") == "14.2.0"

@@ -274,6 +274,15 @@ def uv_dry_run(uv, venv, index_url, plan_text, cache, extra=(), req_path=None):
     return Verdict("uv", r.returncode, inst, uninst, r.stdout + r.stderr)
 
 
+def uv_install_plan(uv, venv, plan_text, work):
+    """real uv installs plan_text (written to work/plan.txt) into venv: its result"""
+    plan = os.path.join(work, "plan.txt")
+    with open(plan, "w") as fh:
+        fh.write(plan_text)
+    return subprocess.run([uv, "pip", "install", "--python", os.path.join(venv, "bin", "python"), "-r", plan],
+                          capture_output=True, text=True, env=clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache")))
+
+
 def pip_dry_run(venv, index_url, plan_text, workdir, extra=()):
     report = os.path.join(workdir, "pip-report.json")
     if os.path.exists(report):
