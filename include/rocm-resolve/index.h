@@ -210,7 +210,7 @@ rr_err rr_index_get_metadata(struct rr_index_client *c, const struct rr_index_fi
  * requests as METADATA is: the file's end (the central directory, and whatever members lie
  * in it), then the rest of those members in one batch, each inflated and its CRC checked.
  * Never the whole wheel unless the server ignores Range. max_bytes (0: 64 MiB) bounds the
- * bytes fetched and the bytes they inflate to: RR_E_LIMIT past it. A local wheel
+ * bytes of the members fetched, four times it what they inflate to: RR_E_LIMIT past it. A local wheel
  * (--find-links, file://) is RR_E_UNSUPPORTED; the answers are not cached.
  */
 struct rr_index_member {

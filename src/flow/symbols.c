@@ -76,6 +76,17 @@ static const char *install_path(const char *member)
 	return NULL;
 }
 
+/* torch/lib holds name: not reached by the loader's search, yet torch has it (an `import
+ * torch` whose torch/_C*.so this venv lacks would have loaded it) */
+static bool in_torch_lib(const char *site, const char *name)
+{
+	RR_AUTOFREE char *path = strchr(name, '/') ? NULL
+						   : rr_xasprintf("%s/torch/lib/%s", site, name);
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 struct verdict {
 	int fit; /* 1 fits, -1 does not, 0 unknown */
 	struct rr_strbuf why;
@@ -101,7 +112,7 @@ static void judge(const struct rr_loadcheck_report *rep, const char *torch, cons
 			size_t shown = 0, ntorch = 0;
 			switch (p->kind) {
 			case RR_LOADCHECK_NOT_FOUND:
-				if (torch_library(p->library)) {
+				if (torch_library(p->library) && !in_torch_lib(site, p->library)) {
 					if (!bad.len)
 						rr_strbuf_addf(
 						    &bad,
@@ -300,7 +311,7 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 			continue;
 		}
 		if (rr_index_wheel_libraries(client, file, 0, &m, &e) != RR_OK) {
-			r->symbols_why = rr_xasprintf("%s could not be read: %s", file->filename,
+			r->symbols_why = rr_xasprintf("its wheel could not be read: %s",
 						      e.msg ? e.msg : "unknown error");
 			rr_error_release(&e);
 			continue;

@@ -886,7 +886,7 @@ static void test_wheel_libraries(void **state)
 	rr_index_members_release(&m);
 	/* bounded: over it, RR_E_LIMIT naming the sizes */
 	assert_int_equal(rr_index_wheel_libraries(c, &p->files[0], 4096, &m, &err), RR_E_LIMIT);
-	assert_non_null(strstr(err.msg, "over 4096"));
+	assert_non_null(strstr(err.msg, "over 4096 (16384)"));
 	rr_error_release(&err);
 	/* a wheel without libraries: none */
 	assert_int_equal(rr_index_get_project(c, "rr-big-wheel", &p, &err), RR_OK);
