@@ -17,7 +17,7 @@
 #define LIBS_TAIL (60u * 1024)
 /* what they may inflate to: torch-scatter-rocm 2.1.2.post7's eight libraries are 7.3 MB
  * in the wheel and 78 MB inflated (ROCm code objects for many GPUs) */
-#define INFLATED_MAX(max) ((max) * 4)
+#define INFLATED_MAX(max) ((max)*4)
 
 /* "x.so", "x.so.7", "x.so.1.2" (the last path segment) */
 static bool lib_name(const unsigned char *name, size_t n)
@@ -192,9 +192,10 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 		grown += es[i].m.usize;
 	}
 	if (want > max_bytes || grown > INFLATED_MAX(max_bytes)) {
-		rc = rr_fail(err, RR_E_LIMIT,
-			     "%s: its %zu libraries are %llu bytes (%llu inflated), over %llu (%llu)",
-			     f->filename, ne, want, grown, max_bytes, INFLATED_MAX(max_bytes));
+		rc = rr_fail(
+		    err, RR_E_LIMIT,
+		    "%s: its %zu libraries are %llu bytes (%llu inflated), over %llu (%llu)",
+		    f->filename, ne, want, grown, max_bytes, INFLATED_MAX(max_bytes));
 		goto out;
 	}
 	/* the members the end did not bring, asked at once (names and extras are short) */
