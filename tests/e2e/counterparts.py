@@ -16,8 +16,6 @@ and onnxruntime-rocm, torch-scatter as an sdist and torch-scatter-rocm):
     line is stripped, naming the builds looked for, never cupy-rocm-5-0 or -7-0.
 The old code stripped all three as CUDA-only or kept torch-scatter, an sdist whose
 build needs torch."""
-import glob
-import hashlib
 import json
 import os
 import shutil
@@ -28,19 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2elib as E  # noqa: E402
 
 PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
-
-
-def digest(venv):
-    out = {}
-    for sp in E._site_packages(venv):
-        for rec in glob.glob(os.path.join(sp, "*.dist-info", "RECORD")):
-            if E.norm(os.path.basename(os.path.dirname(rec)).split("-")[0]) not in PROTECTED:
-                continue
-            for line in open(rec):
-                full = os.path.normpath(os.path.join(sp, line.split(",")[0]))
-                if os.path.isfile(full):
-                    out[full] = hashlib.sha256(open(full, "rb").read()).hexdigest()
-    return out
 
 
 def main():
@@ -98,13 +83,13 @@ def main():
                     "cupy-rocm-7-0==14.2.0 \\" in lk.stdout and "onnxruntime-rocm==1.22.2.post3 \\" in lk.stdout
                     and "torch-scatter-rocm==2.1.2.post8 \\" in lk.stdout, lk.stdout)
             before = E.installed(venv)
-            files = digest(venv)
+            files = E.tree_digest(venv)
             u = E.uv_install_plan(uv, venv, p.stdout, work)
             have = E.installed(venv)
             t.check("real uv installs the plan: the ROCm builds in, the stack untouched",
                     u.returncode == 0 and have.get("cupy-rocm-7-0") == "14.2.0"
                     and have.get("onnxruntime-rocm") == "1.22.2.post3"
-                    and all(have.get(n) == before.get(n) for n in PROTECTED) and digest(venv) == files,
+                    and all(have.get(n) == before.get(n) for n in PROTECTED) and E.tree_digest(venv) == files,
                     u.stdout + u.stderr)
             # ROCm 6.4: cupy has ROCm 5 and 7 builds here, no ROCm 6 one
             p = E.rr(["-v", "--venv", os.path.join(E.SRC, "fixtures", "venvs", "pytorch-rocm64"), "--cache-dir",

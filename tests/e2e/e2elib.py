@@ -280,7 +280,7 @@ def uv_install_plan(uv, venv, plan_text, work):
     with open(plan, "w") as fh:
         fh.write(plan_text)
     return subprocess.run([uv, "pip", "install", "--python", os.path.join(venv, "bin", "python"), "-r", plan],
-                          capture_output=True, text=True, env=clean_env(UV_CACHE_DIR=os.path.join(work, "uvcache")))
+                          capture_output=True, text=True, env=uv_env(work))
 
 
 def pip_dry_run(venv, index_url, plan_text, workdir, extra=()):
