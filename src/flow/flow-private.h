@@ -52,8 +52,8 @@ struct rr_index_client;
 struct rr_provider;
 /* symbols.c: the torch-bound ROCm counterparts the resolution took, their wheel's
  * extensions checked against the installed torch (their item results' symbols). Each
- * release that does not fit is excluded from its alternative (unless last): returns how
- * many were, to be resolved again. Then symbol_notes: what was turned down, onto the
+ * release that does not fit is excluded from its alternative (last: every release of it
+ * is): returns how many were, to be resolved again. Then symbol_notes: what was turned down, onto the
  * items left with no release to check */
 size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 			     const struct rr_provider *prov, bool last);

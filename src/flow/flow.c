@@ -744,10 +744,11 @@ static rr_err resolve(struct rr_flow *f, const struct rr_flow_opts *o, const boo
 	in.deadline_ms = o->timeout_ms ? rr_index_now_ms() + o->timeout_ms : 0;
 	rc = rr_transitive_resolve(&in, &f->res, err);
 	/* a torch-bound ROCm build: what its extensions link is checked before it is kept; a
-	 * release built for another torch is excluded and the next older one resolved (two
-	 * more rounds at most) */
-	for (int round = 0; !rc && client; round++) {
-		if (!rr_flow_check_symbols(f, client, &prov, round == 2))
+	 * release built for another torch is excluded and the next older one resolved; from
+	 * the third round on, one that does not fit ends its project's search (resolved
+	 * once more without it) */
+	for (int round = 0; !rc && client && round < 8; round++) {
+		if (!rr_flow_check_symbols(f, client, &prov, round >= 2))
 			break;
 		rr_resolution_release(&f->res);
 		memset(&f->res, 0, sizeof(f->res));

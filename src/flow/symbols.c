@@ -247,9 +247,10 @@ static const char *locked_version(const struct rr_resolution *res, const char *k
 	return NULL;
 }
 
-/* alt from now on excludes version ("torch-scatter-rocm!=2.1.2.post8"): the next older
- * release is resolved in its place, and the plan's line keeps the installer off it */
-static void exclude_version(struct rr_requirement *alt, const char *version)
+/* alt from now on excludes version ("torch-scatter-rocm!=2.1.2.post8", op "!="): the next
+ * older release is resolved in its place, and the plan's line keeps the installer off it;
+ * with op "<" and version "0", every release (given up on) */
+static void exclude_version(struct rr_requirement *alt, const char *op, const char *version)
 {
 	RR_AUTOFREE char *text = rr_requirement_to_string(alt);
 	const char *semi = strchr(text, ';');
@@ -259,7 +260,7 @@ static void exclude_version(struct rr_requirement *alt, const char *version)
 
 	while (head && text[head - 1] == ' ')
 		head--;
-	one = rr_xasprintf("%.*s%s!=%s%s", (int)head, text, alt->spec.n ? "," : "", version,
+	one = rr_xasprintf("%.*s%s%s%s%s", (int)head, text, alt->spec.n ? "," : "", op, version,
 			   semi ? semi : "");
 	if (rr_requirement_parse(one, &r, NULL) == RR_OK) {
 		rr_requirement_release(alt);
@@ -336,9 +337,12 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 			free(r->symbols_why);
 			r->symbols_why = both;
 		}
-		if (r->symbols < 0 && !last) {
+		if (r->symbols < 0) {
 			struct rr_alternatives *alts = &f->alts[i];
-			exclude_version((struct rr_requirement *)alt, version);
+			/* the last round: no further release is read, none is taken (a lock
+			 * must not name what the plan strips) */
+			exclude_version((struct rr_requirement *)alt,
+					last ? "<" : "!=", last ? "0" : version);
 			/* the line itself, its last choice (an sdist), would be built against
 			 * whatever torch its build gets, the way such mismatches come about: not
 			 * a choice once a build was turned down for its torch */
