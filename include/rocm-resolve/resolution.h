@@ -75,7 +75,6 @@ struct rr_item_result {
 	 * what is missing), 0 not known (symbols_why says why, NULL: not read) */
 	int symbols;
 	char *symbols_why;
-	unsigned long long symbols_fetched; /* bytes fetched to read them */
 	bool not_found;	   /* no index has the project, or its page lists no file */
 	char *not_found_why; /* the index's own word on it when it has one, else NULL */
 };

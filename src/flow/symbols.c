@@ -317,7 +317,6 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 			rr_error_release(&e);
 			continue;
 		}
-		r->symbols_fetched = m.fetched;
 		if (!m.n) {
 			r->symbols_why = rr_xasprintf("%s holds no shared library", file->filename);
 		} else {
