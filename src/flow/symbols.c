@@ -198,7 +198,8 @@ static void check_wheel(struct rr_flow *f, const struct rr_index_members *m,
 		if (!rel)
 			continue;
 		paths[n] = rr_xasprintf("%s/%s", torch->site, rel);
-		imgs[n++] = (struct rr_loadcheck_image){m->v[i].data, m->v[i].len, paths[n - 1]};
+		imgs[n] = (struct rr_loadcheck_image){m->v[i].data, m->v[i].len, paths[n]};
+		n++;
 	}
 	e.opts.images = imgs;
 	e.opts.nimages = n;
