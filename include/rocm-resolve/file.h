@@ -77,4 +77,7 @@ rr_err rr_file_replace_unchanged(const char *path, const void *expected, size_t 
  * /usr/bin:/bin), or NULL; caller frees */
 char *rr_file_which(const char *path, const char *prog);
 
+/* does path name a directory (symlinks followed)? */
+bool rr_file_is_dir(const char *path);
+
 #endif

@@ -261,6 +261,13 @@ rr_err rr_file_write_atomic(const char *path, const void *data, size_t len, mode
 	return rr_file_write_atomic_at(AT_FDCWD, path, data, len, mode, path, err);
 }
 
+bool rr_file_is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 char *rr_file_which(const char *path, const char *prog)
 {
 	char *copy = rr_xstrdup(path ? path : "/usr/bin:/bin");

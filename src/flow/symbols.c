@@ -15,6 +15,7 @@
 
 #include "flow/flow-private.h"
 #include "flow/transitive-private.h"
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/index-provider.h"
 #include "rocm-resolve/index.h"
 #include "rocm-resolve/loadcheck.h"
@@ -46,22 +47,15 @@ bool rr_flow_torch_symbol(const char *sym)
 	/* the qualified name, without parameters and template arguments */
 	size_t end = strcspn(sym, "(<");
 
-	for (size_t i = 0; i < sizeof(mangled) / sizeof(*mangled); i++)
+	for (size_t i = 0; i < RR_ARRAY_LEN(mangled); i++)
 		if (!strncmp(sym, mangled[i], strlen(mangled[i])))
 			return true;
-	for (size_t i = 0; i < sizeof(spaces) / sizeof(*spaces); i++)
+	for (size_t i = 0; i < RR_ARRAY_LEN(spaces); i++)
 		for (const char *p = sym; (p = strstr(p, spaces[i])) && (size_t)(p - sym) < end;
 		     p++)
 			if (p == sym || p[-1] == ' ' || p[-1] == '*' || p[-1] == '&')
 				return true;
 	return false;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* "pkg.data/platlib/x.so" installs at "x.so"; other .data schemes are not site-packages */
@@ -301,7 +295,7 @@ size_t rr_flow_check_symbols(struct rr_flow *f, struct rr_index_client *client,
 		r = rr_transitive_item(&f->res, i);
 		version = locked_version(&f->res, alt->key);
 		torch_lib = torch && torch->site ? rr_xasprintf("%s/torch/lib", torch->site) : NULL;
-		if (!torch || !torch_lib || !is_dir(torch_lib)) {
+		if (!torch || !torch_lib || !rr_file_is_dir(torch_lib)) {
 			r->symbols_why = rr_xasprintf(
 			    "the installed torch has no %s to check them against",
 			    torch_lib ? torch_lib : "torch/lib");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rocm-resolve/file.h"
 #include "rocm-resolve/name.h"
 #include "rocm-resolve/reqfile.h"
 #include "rocm-resolve/specifier.h"
@@ -23,12 +24,6 @@ static bool is_file(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool is_empty_dir(const char *p)
@@ -78,7 +73,7 @@ static void expand(const char *root, char *const *globs, size_t n, struct rr_str
 		if (glob(pat, 0, NULL, &g) == 0)
 			for (size_t k = 0; k < g.gl_pathc; k++) {
 				char *r = realpath(g.gl_pathv[k], NULL);
-				if (r && is_dir(r))
+				if (r && rr_file_is_dir(r))
 					rr_strv_push_unique(out, r);
 				free(r);
 			}

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "rocm-resolve/bridge.h"
 #include "rocm-resolve/file.h"
@@ -27,12 +26,6 @@ static bool same_minor(const char *a, const char *b)
 	la = da ? (size_t)(da - a) + 1 + strcspn(da + 1, ".") : strlen(a);
 	lb = db ? (size_t)(db - b) + 1 + strcspn(db + 1, ".") : strlen(b);
 	return la == lb && strncmp(a, b, la) == 0;
-}
-
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* every .pth file of the site: does a line name target? which lines name nothing? */
@@ -72,7 +65,7 @@ static void read_pths(struct rr_bridge *b)
 			if (real && b->target && strcmp(real, b->target) == 0 && !b->linked) {
 				b->linked = true;
 				b->pth = rr_xstrdup(file);
-			} else if (!is_dir(path)) {
+			} else if (!rr_file_is_dir(path)) {
 				rr_strv_take(&stale, rr_xasprintf("%s: %s", file, line));
 			}
 		}

@@ -1047,12 +1047,6 @@ const char *rr_venv_origin_name(enum rr_venv_origin o)
 	return "?";
 }
 
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* a torch distribution in the site directory sp */
 static bool site_holds_torch(const char *sp)
 {
@@ -1154,10 +1148,10 @@ rr_err rr_venv_locate(const char *option, const char *virtual_env, const char *c
 	} else if (conda_prefix && *conda_prefix) {
 		*ret_path = rr_xstrdup(conda_prefix);
 		*ret_origin = RR_VENV_FROM_CONDA_PREFIX;
-	} else if (is_dir(opt_venv)) {
+	} else if (rr_file_is_dir(opt_venv)) {
 		*ret_path = RR_STEAL(opt_venv);
 		*ret_origin = RR_VENV_FROM_OPT_VENV;
-	} else if (is_dir(opt_conda)) {
+	} else if (rr_file_is_dir(opt_conda)) {
 		*ret_path = conda_root(opt_conda);
 		*ret_origin = RR_VENV_FROM_OPT_CONDA;
 	} else if (system_holds_torch(usr)) {
