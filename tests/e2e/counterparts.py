@@ -29,11 +29,7 @@ PROTECTED = ("torch", "torchvision", "torchaudio", "triton")
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     t = E.Tap()
     work = tempfile.mkdtemp(prefix="rr-counterparts-")
     try:

@@ -36,6 +36,16 @@ def find_uv():
     return shutil.which("uv")
 
 
+def require_uv():
+    """uv's path, after skipping (77) the test when the binary is not built or uv is not found"""
+    if not os.access(EXE, os.X_OK):
+        skip(f"{EXE} not built")
+    uv = find_uv()
+    if not uv:
+        skip("uv not found")
+    return uv
+
+
 def norm(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 

@@ -33,11 +33,7 @@ FAIL_CLOSED = "rocm-resolve failed, no plan: see its error above\n"
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     work = tempfile.mkdtemp(prefix="rr-pipeline-")
     tap = E.Tap()
     check = tap.check

@@ -41,11 +41,7 @@ lock_packages = E.lock_packages
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     work = tempfile.mkdtemp(prefix="rr-uvproject-")
     transcript = []
     fails = []

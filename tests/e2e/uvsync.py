@@ -31,11 +31,7 @@ IMPORT = E.TORCH_IMPORT
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     work = tempfile.mkdtemp(prefix="rr-uvsync-")
     t = E.Tap()
     uvenv = E.uv_env(work)

@@ -21,11 +21,7 @@ import e2elib as E  # noqa: E402
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     work = tempfile.mkdtemp(prefix="rr-uvtoml-")
     t = E.Tap()
     check = t.check

@@ -34,11 +34,7 @@ TORCHAUDIO = "2.9.0+rocm7.2.0.gite3c6ee2b"
 
 
 def main():
-    if not os.access(E.EXE, os.X_OK):
-        E.skip(f"{E.EXE} not built")
-    uv = E.find_uv()
-    if not uv:
-        E.skip("uv not found")
+    uv = E.require_uv()
     spec = importlib.util.spec_from_file_location("snap", os.path.join(E.SRC, "tests", "cli", "stack-file-test.py"))
     snap = importlib.util.module_from_spec(spec)
     argv, sys.argv = sys.argv, sys.argv[:1]
