@@ -156,5 +156,8 @@ const char *rr_loadcheck_kind_name(enum rr_loadcheck_kind k);
 bool rr_loadcheck_kind_stops_load(enum rr_loadcheck_kind k);
 /* the report's distributions that fail, and its ELF files: the summary line's counts */
 size_t rr_loadcheck_failed(const struct rr_loadcheck_report *r);
+/* is the last path segment of name (n bytes) named like a shared library, as the check
+ * selects RECORD's files: foo.so, foo.cpython-312-x86_64-linux-gnu.so, libfoo.so.1.2 */
+bool rr_loadcheck_library_name(const unsigned char *name, size_t n);
 
 #endif

@@ -52,19 +52,22 @@ size_t rr_loadcheck_failed(const struct rr_loadcheck_report *r)
 	return n;
 }
 
-/* foo.so, foo.cpython-312-x86_64-linux-gnu.so, libfoo.so.1.2: what a loader may be given */
-static bool library_name(const char *path)
+bool rr_loadcheck_library_name(const unsigned char *name, size_t n)
 {
-	const char *base = strrchr(path, '/');
+	const unsigned char *slash = n ? memrchr(name, '/', n) : NULL;
+	size_t base = slash ? (size_t)(slash - name) + 1 : 0;
 
-	base = base ? base + 1 : path;
-	for (const char *so = strstr(base, ".so"); so; so = strstr(so + 1, ".so")) {
-		const char *t = so + 3;
-		if (so == base)
+	for (size_t i = base + 1; i + 3 <= n; i++) {
+		size_t t = i + 3;
+		if (memcmp(name + i, ".so", 3) != 0)
 			continue;
-		if (!*t)
+		if (t == n)
 			return true;
-		if (*t == '.' && t[1] && strspn(t, ".0123456789") == strlen(t))
+		if (name[t] != '.' || t + 1 == n)
+			continue;
+		while (t < n && (name[t] == '.' || (name[t] >= '0' && name[t] <= '9')))
+			t++;
+		if (t == n)
 			return true;
 	}
 	return false;
@@ -91,7 +94,8 @@ static void read_record(const struct rr_loadcheck_dist_in *d, struct files *out)
 			p++;
 		if (*p == '\n')
 			p++;
-		if (!path[0] || !library_name(path))
+		if (!path[0] ||
+		    !rr_loadcheck_library_name((const unsigned char *)path, strlen(path)))
 			continue;
 		if (out->n == out->cap) {
 			out->cap = out->cap ? out->cap * 2 : 16;

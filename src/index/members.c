@@ -5,12 +5,12 @@
  * hold, all asked at once. What a ROCm counterpart's extensions link is read this way
  * before the plan takes it (src/flow); the load check reads the bytes (src/elf).
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "index/client-private.h"
+#include "rocm-resolve/loadcheck.h"
 #include "rocm-resolve/util.h"
 
 #define LIBS_MAX  (64ull << 20)
@@ -18,28 +18,6 @@
 /* what they may inflate to: torch-scatter-rocm 2.1.2.post7's eight libraries are 7.3 MB
  * in the wheel and 78 MB inflated (ROCm code objects for many GPUs) */
 #define INFLATED_MAX(max) ((max)*4)
-
-/* "x.so", "x.so.7", "x.so.1.2" (the last path segment) */
-static bool lib_name(const unsigned char *name, size_t n)
-{
-	const unsigned char *slash = n ? memrchr(name, '/', n) : NULL;
-	size_t start = slash ? (size_t)(slash - name) + 1 : 0;
-
-	for (size_t i = start; i + 3 <= n; i++) {
-		size_t k = i + 3;
-		if (memcmp(name + i, ".so", 3) != 0 || i == start)
-			continue;
-		if (k == n)
-			return true;
-		if (name[k] != '.' || name[n - 1] == '.')
-			continue;
-		while (++k < n && (isdigit(name[k]) || name[k] == '.'))
-			;
-		if (k == n)
-			return true;
-	}
-	return false;
-}
 
 /* what the file holds from offset off on, as far as one answer brought it */
 struct piece {
@@ -185,7 +163,7 @@ rr_err rr_index_wheel_libraries(struct rr_index_client *c, const struct rr_index
 			goto out;
 		}
 	}
-	if ((rc = rr_zip_list(cdb, (size_t)cd.size, lib_name, &es, &ne, err)))
+	if ((rc = rr_zip_list(cdb, (size_t)cd.size, rr_loadcheck_library_name, &es, &ne, err)))
 		goto out;
 	for (size_t i = 0; i < ne; i++) {
 		want += es[i].m.csize;
