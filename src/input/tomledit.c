@@ -692,6 +692,7 @@ struct arr_item {
 	size_t cut_end;    /* ours: where removing it ends (past the line break when alone) */
 	bool alone;        /* only blanks before it on its line */
 	bool ours;         /* the comment right after it (and its comma) starts with the mark */
+	bool comma_later;  /* its comma comes after that comment, on a later line */
 };
 
 /* does the comment at c (its '#') start with mark, blanks aside? */
@@ -735,6 +736,18 @@ static rr_err array_items(const struct doc *d, const char *key, size_t vs, size_
 				it->cut_end = it->alone ? skip_newline(d, ce) : ce;
 				if (!it->alone && ce > 0 && t[ce - 1] == '\r')
 					it->cut_end = ce - 1;
+				/* no comma before the comment: is the next thing its comma? */
+				for (size_t k = ce; t[skip_blank(d, end)] != ',' && k < ve - 1;) {
+					if (t[k] == '#') {
+						k = skip_comment(d, k);
+					} else if (t[k] == ' ' || t[k] == '\t' || t[k] == '\n' ||
+						   t[k] == '\r') {
+						k++;
+					} else {
+						it->comma_later = t[k] == ',';
+						break;
+					}
+				}
 			}
 			i = end;
 			continue;
@@ -798,6 +811,19 @@ rr_err rr_tomledit_set_ours(const char *path, const char *text, size_t len,
 	}
 	if ((rc = array_items(&d, key, st->val_start, st->val_end, mark, &items, &nitems, err)))
 		goto out;
+	/* cutting such an entry would leave its comma behind, a second one: not edited */
+	for (size_t i = 0; i < nitems; i++) {
+		unsigned line, col;
+		if (!items[i].ours || !items[i].comma_later)
+			continue;
+		line_col(&d, items[i].start, &line, &col);
+		rc = rr_fail_at(err, RR_E_UNSUPPORTED, path, line, col, NULL,
+				"this '%s' entry of rocm-resolve's has its comma on a later line, "
+				"after its comment; rocm-resolve replaces only entries written "
+				"'\"value\",  # %s ...' (move the comma, or remove the entry)",
+				key, mark);
+		goto out;
+	}
 	/* the indentation of the user's entries, else four spaces */
 	for (size_t i = 0; i < nitems && !indent.len; i++)
 		if (items[i].alone && items[i].start > items[i].line_start)

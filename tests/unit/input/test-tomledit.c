@@ -342,6 +342,26 @@ static void test_set_ours(void **state)
 	     "    \"torch\",  # rocm-resolve: protected\n]\n");
 	ours("exclude-dependencies", "[project]\nname = \"p\"\n", NULL, 0,
 	     "[project]\nname = \"p\"\n");
+	/* fuzz-tomledit: one of ours with its comma on a later line, after its comment; cut
+	 * out, it left that comma behind and the edit would not parse: refused instead */
+	{
+		const char *text = "[tool.uv]\nconstraint-dependencies = [\n"
+				   "    \"requests<3\"   # rocm-resolve: held back\n"
+				   "    # \"urllib3<2\"\n,\n]\n";
+		rr_error err = RR_ERROR_INIT;
+		char *out = NULL;
+		size_t n = 0;
+		assert_int_equal(rr_toml_check("p.toml", text, strlen(text), &err), RR_OK);
+		assert_int_equal(rr_tomledit_set_ours("p.toml", text, strlen(text), TBL, 2,
+						      "constraint-dependencies",
+						      "rocm-resolve:", co, 1, &out, &n, &err),
+				 RR_E_UNSUPPORTED);
+		assert_int_equal(err.line, 3);
+		assert_int_equal(err.col, 5);
+		assert_non_null(strstr(err.msg, "comma on a later line"));
+		assert_null(out);
+		rr_error_release(&err);
+	}
 }
 
 int main(void)
