@@ -787,6 +787,11 @@ rr_err rr_tomledit_set_ours(const char *path, const char *text, size_t len,
 	rc = open_doc(&d, path, text, len, table, ntable, key, full, &st, err);
 	if (rc)
 		return rc;
+	/* the layouts rr_tomledit_set refuses ([[tool]], an inline table) are refused here too */
+	if ((rc = check_not_inline(&d, table, ntable, err))) {
+		doc_release(&d);
+		return rc;
+	}
 	if (!st) {
 		/* no such key: a new array of the lines, added as rr_tomledit_set adds a key */
 		doc_release(&d);

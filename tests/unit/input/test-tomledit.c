@@ -361,6 +361,18 @@ static void test_set_ours(void **state)
 		assert_non_null(strstr(err.msg, "comma on a later line"));
 		assert_null(out);
 		rr_error_release(&err);
+		/* fuzz-tomledit: [[tool]] above [tool.uv], refused as rr_tomledit_set refuses it
+		 * (the edit did not hold the intended array) */
+		text = "[[tool]]\nd = 1\n\n[tool.uv]\nconstraint-dependencies = [\n"
+		       "    \"requests<3\",\n]\n";
+		assert_int_equal(rr_toml_check("p.toml", text, strlen(text), &err), RR_OK);
+		assert_int_equal(rr_tomledit_set_ours("p.toml", text, strlen(text), TBL, 2,
+						      "constraint-dependencies",
+						      "rocm-resolve:", co, 1, &out, &n, &err),
+				 RR_E_UNSUPPORTED);
+		assert_non_null(strstr(err.msg, "[[tool]] is an array of tables"));
+		assert_null(out);
+		rr_error_release(&err);
 	}
 }
 
