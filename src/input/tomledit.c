@@ -570,6 +570,9 @@ rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const cha
 	rc = open_doc(&d, path, text, len, table, ntable, key, full, &st, err);
 	if (rc)
 		return rc;
+	/* the key found or not: a [[tool]] above it is not a table this edits */
+	if ((rc = check_not_inline(&d, table, ntable, err)))
+		goto fail;
 	if (st) {
 		/* replace the value's bytes, nothing else */
 		rr_strbuf_add(&out, text, st->val_start);
@@ -577,8 +580,6 @@ rr_err rr_tomledit_set(const char *path, const char *text, size_t len, const cha
 		rr_strbuf_add(&out, text + st->val_end, len - st->val_end);
 		goto done;
 	}
-	if ((rc = check_not_inline(&d, table, ntable, err)))
-		goto fail;
 	/* the key already a table (a dotted key below it, or its own header, [tool.uv.key]):
 	 * no array fits */
 	for (size_t i = 0; i < d.nst; i++) {

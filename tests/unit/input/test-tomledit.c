@@ -373,6 +373,11 @@ static void test_set_ours(void **state)
 		assert_non_null(strstr(err.msg, "[[tool]] is an array of tables"));
 		assert_null(out);
 		rr_error_release(&err);
+		assert_int_equal(rr_tomledit_set("p.toml", text, strlen(text), TBL, 2,
+						 "constraint-dependencies", "[]", &out, &n, &err),
+				 RR_E_UNSUPPORTED);
+		assert_null(out);
+		rr_error_release(&err);
 	}
 }
 
